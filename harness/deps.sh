@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the project needs, only those missing.
+. "$(dirname "$0")/lib.sh"
+
+PKGS="linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl-dev
+      python3 perl ccache sparse coccinelle qemu-system-x86 qemu-system-data
+      busybox-static libc6-dev git"
+
+stage "deps: Debian packages"
+missing=
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	info "all present"
+	exit 0
+fi
+info "installing:$missing"
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+${SUDO:-} apt-get update -q >"${TMPDIR:-/tmp}/revoke-apt-update.log" 2>&1 ||
+	{ cat "${TMPDIR:-/tmp}/revoke-apt-update.log"; die "apt-get update failed"; }
+# shellcheck disable=SC2086
+${SUDO:-} apt-get install -y -q --no-install-recommends $missing >"${TMPDIR:-/tmp}/revoke-apt.log" 2>&1 ||
+	{ tail -30 "${TMPDIR:-/tmp}/revoke-apt.log"; die "apt-get install failed"; }
+info "done"

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the guest initramfs: mount the usual file systems, then run what
+# the kernel command line asks for (revoke.mode=test|demo|bench) and power off.
+# The host reads the serial console; the markers below are its protocol.
+
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t tmpfs tmpfs /dev/shm
+
+mode=test
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	revoke.mode=*) mode=${arg#revoke.mode=} ;;
+	esac
+done
+
+# Report a blocked task after 30 s instead of 120 s: a stuck test must show
+# up in the log well before the host's timeout.
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+echo "GUEST: $(uname -r), $(nproc) CPUs, mode $mode"
+
+case $mode in
+test)
+	for t in /tests/*; do
+		[ -x "$t" ] || continue
+		name=${t##*/}
+		echo "GUEST-TEST-BEGIN $name"
+		(cd /tmp && timeout -s KILL 300 "$t")
+		echo "GUEST-TEST-END $name rc=$?"
+	done
+	;;
+demo)
+	/demo/demo.sh
+	;;
+bench)
+	for b in /bench/*; do
+		[ -x "$b" ] && "$b"
+	done
+	;;
+esac
+
+# Let pending printk output (late splats) reach the console.
+sleep 1
+echo "GUEST: done"
+# -no-reboot makes QEMU exit on reset; there is no ACPI to power off.
+reboot -f

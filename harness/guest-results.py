@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Count the results of the guest tests in a console log.
+
+Each program runs between "GUEST-TEST-BEGIN name" and "GUEST-TEST-END name
+rc=N" and prints TAP through kselftest_harness.h.  Every test case counts;
+a skipped case counts as failed (nothing in this guest should skip), and so
+does a program that crashed or exited non-zero without saying why."""
+
+import re
+import sys
+
+BEGIN = re.compile(r'^GUEST-TEST-BEGIN (\S+)')
+END = re.compile(r'^GUEST-TEST-END (\S+) rc=(\d+)')
+CASE = re.compile(r'^(not ok|ok) \d+ (.*)$')
+
+
+def main():
+    passed = failed = 0
+    current = None
+    cases = []
+    with open(sys.argv[1], errors='replace') as f:
+        lines = [l.rstrip('\n') for l in f]
+    for line in lines:
+        m = BEGIN.match(line)
+        if m:
+            current, cases = m.group(1), []
+            continue
+        if current is None:
+            continue
+        m = CASE.match(line)
+        if m:
+            ok = m.group(1) == 'ok'
+            text = m.group(2)
+            # "ok 3 name # SKIP reason" is a skip, not a pass.
+            if ok and re.search(r'#\s*SKIP', text, re.I):
+                ok = False
+            cases.append((ok, text))
+            continue
+        m = END.match(line)
+        if m and m.group(1) == current:
+            rc = int(m.group(2))
+            p = sum(1 for ok, _ in cases if ok)
+            fl = [t for ok, t in cases if not ok]
+            if not cases or (rc != 0 and not fl):
+                fl.append(f'{current} exited with status {rc}')
+            passed += p
+            failed += len(fl)
+            status = 'PASS' if not fl else 'FAIL'
+            print(f'  {status} {current}: {p} passed, {len(fl)} failed')
+            for t in fl:
+                print(f'       not ok: {t}')
+            current = None
+    if current is not None:
+        print(f'  FAIL {current}: did not finish')
+        failed += 1
+    if passed + failed == 0:
+        print('  FAIL no guest test ran')
+        failed += 1
+    print(f'guest: {passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# guest.sh test|demo|bench: build the static user-space programs against the
+# prepared tree's uapi headers, pack them with busybox into an initramfs
+# (the tree's gen_init_cpio), boot it and, for tests, count the results.
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-test}
+case $mode in
+test | demo) obj=$OBJ_TEST ;;
+bench) obj=$OBJ_BENCH ;;
+*) die "unknown mode $mode" ;;
+esac
+
+[ -f "$obj/arch/x86/boot/bzImage" ] || die "no kernel in $obj; run harness/build.sh"
+BUSYBOX=$(command -v busybox || true)
+[ -n "$BUSYBOX" ] && file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
+	BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] || die "busybox-static not installed"
+
+out=$GUEST/$mode
+rm -rf "$out"
+mkdir -p "$out/bin" "$LOGS"
+
+SELFTESTS=$TREE/tools/testing/selftests
+CFLAGS="-O2 -g0 -Wall -static -D_GNU_SOURCE
+	-isystem $obj/usr/include -I $SELFTESTS -pthread"
+
+# cc SRC: compile one program into $out/bin.
+cc() {
+	local src=$1 name
+	name=$(basename "$src" .c)
+	# shellcheck disable=SC2086
+	gcc $CFLAGS -o "$out/bin/$name" "$src" -lrt 2>"$out/$name.cc.log" ||
+		{ cat "$out/$name.cc.log" >&2; die "cannot build $src"; }
+	if grep -q 'warning:' "$out/$name.cc.log"; then
+		cat "$out/$name.cc.log" >&2
+		die "warnings building $src"
+	fi
+}
+
+case $mode in
+test) progs=$(ls "$SELFTESTS"/revoke/*_test.c 2>/dev/null || true) ;;
+demo) progs=$(ls "$SELFTESTS"/revoke/revoke_demo.c 2>/dev/null || true) ;;
+bench) progs=$(ls "$SELFTESTS"/revoke/*_bench.c 2>/dev/null || true) ;;
+esac
+[ -n "$progs" ] || die "no $mode programs under tools/testing/selftests/revoke"
+for p in $progs; do
+	cc "$p"
+done
+
+dir=/tests
+[ "$mode" = demo ] && dir=/demo
+[ "$mode" = bench ] && dir=/bench
+{
+	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root "$dir"; do
+		echo "dir $d 755 0 0"
+	done
+	echo "nod /dev/console 600 0 0 c 5 1"
+	echo "file /bin/busybox $BUSYBOX 755 0 0"
+	for applet in $("$BUSYBOX" --list); do
+		[ "$applet" = busybox ] || echo "slink /bin/$applet busybox 777 0 0"
+	done
+	echo "file /init $TOP/harness/guest-init.sh 755 0 0"
+	[ "$mode" = demo ] && echo "file /demo/demo.sh $TOP/harness/demo.sh 755 0 0"
+	for b in "$out"/bin/*; do
+		echo "file $dir/$(basename "$b") $b 755 0 0"
+	done
+} >"$out/initramfs.list"
+"$obj/usr/gen_init_cpio" "$out/initramfs.list" >"$out/initramfs.cpio" ||
+	die "gen_init_cpio failed"
+
+log=$LOGS/guest-$mode.log
+qemu_args=()
+if [ "$mode" = bench ]; then
+	# One CPU whose clock counts executed instructions: repeatable figures.
+	SMP=1
+	qemu_args=(-icount shift=0,sleep=off)
+fi
+
+stage "guest: $mode"
+SMP=${SMP:-2} "$TOP/harness/boot.sh" "$obj/arch/x86/boot/bzImage" \
+	"$out/initramfs.cpio" "$log" "$mode" "${qemu_args[@]}"
+
+case $mode in
+demo)
+	sed -n '/^GUEST: /,/^GUEST: done/p' "$log"
+	"$TOP/harness/check-log.sh" "$log"
+	;;
+bench)
+	sed -n '/^BENCH/p' "$log" | tee "$LOGS/bench.txt"
+	"$TOP/harness/check-log.sh" "$log"
+	;;
+test)
+	set +e
+	python3 "$TOP/harness/guest-results.py" "$log" >"$LOGS/guest-results.txt"
+	rc=$?
+	cat "$LOGS/guest-results.txt"
+	"$TOP/harness/check-log.sh" "$log"
+	splat=$?
+	set -e
+	read -r passed failed < <(tail -1 "$LOGS/guest-results.txt" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
+	[ "$splat" = 0 ] || failed=$((failed + 1))
+	record guest "$passed" "$failed"
+	[ "$rc" = 0 ] && [ "$splat" = 0 ]
+	;;
+esac

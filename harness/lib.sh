@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings and helpers of the revoke build/boot/test harness.
+# Sourced by the other harness scripts; not meant to be run.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+JOBS=${JOBS:-$(nproc)}
+
+KSRC_PKG=linux-source-6.12
+KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+PRISTINE=$BUILD/src/pristine		# unpacked package, never modified
+TREE=$BUILD/src/linux			# pristine + overlay + series + cocci
+OBJ_TEST=$BUILD/obj/test		# lockdep + KASAN + KUnit kernel
+OBJ_BENCH=$BUILD/obj/bench		# non-debug kernel for benchmarks
+LOGS=$BUILD/logs
+RESULTS=$BUILD/results
+GUEST=$BUILD/guest
+
+# Kernel directories whose tracked files in this repository are new kernel
+# files, copied into the prepared tree at the same path.
+OVERLAY_DIRS="Documentation drivers fs include kernel lib mm scripts sound tools"
+
+export ARCH=x86_64
+export KBUILD_BUILD_USER=revoke KBUILD_BUILD_HOST=ci
+export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+
+if command -v ccache >/dev/null 2>&1; then
+	KCC="ccache gcc"
+else
+	KCC=gcc
+fi
+
+stage() { printf '\n=== %s\n' "$*"; }
+info() { printf '    %s\n' "$*"; }
+die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# kmake OBJDIR [make args...]: make in the prepared tree, out of tree.
+kmake() {
+	local obj=$1
+	shift
+	make -C "$TREE" O="$obj" ARCH=$ARCH CC="$KCC" HOSTCC=gcc -j"$JOBS" "$@"
+}
+
+# record STAGE PASSED FAILED: counts for the closing summary line.
+record() {
+	mkdir -p "$RESULTS"
+	printf '%s %s\n' "$2" "$3" >"$RESULTS/$1"
+}
+
+# Files of the project that are kernel files (the overlay), tracked or new.
+overlay_files() {
+	(cd "$TOP" && git ls-files --cached --others --exclude-standard -- $OVERLAY_DIRS) |
+		sort -u | while read -r f; do
+			[ -f "$TOP/$f" ] && printf '%s\n' "$f"
+		done
+}
+
+# Patches of the series, in order.
+series_patches() {
+	[ -f "$TOP/patches/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/series" | grep -v '^$' || true
+}

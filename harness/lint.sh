@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Lint gates.  On the project's own files (the overlay and the patches):
+# checkpatch --strict, kernel-doc -none -Wall, sparse (make C=2 with
+# CF=-Wsparse-error) and a W=1 build.  On upstream files that the series or
+# the semantic patch changes: no sparse or W=1 warning that the pristine tree
+# does not have.  Each gate counts as one check in the closing summary.
+. "$(dirname "$0")/lib.sh"
+
+OBJ_LINT=$BUILD/obj/lint
+OBJ_LINT_PRISTINE=$BUILD/obj/lint-pristine
+[ -d "$TREE" ] || die "no prepared tree; run harness/prepare.sh"
+[ -f "$OBJ_TEST/.config" ] || die "no test .config; run harness/build.sh"
+mkdir -p "$LOGS"
+
+passed=0
+failed=0
+# gate NAME STATUS OUTPUT_FILE
+gate() {
+	if [ "$2" = 0 ]; then
+		info "PASS $1"
+		passed=$((passed + 1))
+	else
+		info "FAIL $1"
+		sed 's/^/        /' "$3" | head -40 || true
+		failed=$((failed + 1))
+	fi
+}
+
+stage "lint: project files"
+cfiles=$(overlay_files | grep -E '\.[ch]$' || true)
+kfiles=$(printf '%s\n' $cfiles | grep -v '^tools/' || true)
+
+# checkpatch --strict: every new C file and every patch of the series.
+log=$LOGS/lint-checkpatch.log
+: >"$log"
+st=0
+for f in $cfiles; do
+	(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types -f "$f") >>"$log" 2>&1 || st=1
+done
+while read -r p; do
+	(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types "$TOP/patches/$p") >>"$log" 2>&1 || st=1
+done < <(series_patches)
+gate "checkpatch --strict ($(printf '%s\n' $cfiles | grep -c . || true) files, $(series_patches | grep -c . || true) patches)" $st "$log"
+
+# kernel-doc on the kernel-side files.
+log=$LOGS/lint-kernel-doc.log
+: >"$log"
+for f in $kfiles; do
+	(cd "$TREE" && ./scripts/kernel-doc -none -Wall "$f") >>"$log" 2>&1
+done
+st=0
+[ -s "$log" ] && st=1
+gate "kernel-doc -none -Wall ($(printf '%s\n' $kfiles | grep -c . || true) files)" $st "$log"
+
+# lint_build OBJDIR SRCTREE TARGETS...: sparse and W=1 on single objects in
+# a build directory configured like the test kernel.
+lint_build() {
+	local obj=$1 src=$2
+	shift 2
+	mkdir -p "$obj"
+	if ! cmp -s "$OBJ_TEST/.config" "$obj/.config.src" 2>/dev/null; then
+		cp "$OBJ_TEST/.config" "$obj/.config"
+		cp "$OBJ_TEST/.config" "$obj/.config.src"
+		make -C "$src" O="$obj" ARCH=$ARCH olddefconfig >/dev/null
+	fi
+	make -C "$src" O="$obj" ARCH=$ARCH CC="$KCC" -j"$JOBS" W=1 C=2 \
+		CF="${CF:-}" "$@" 2>&1
+}
+
+objs=$(printf '%s\n' $kfiles | grep '\.c$' | grep -v '^scripts/' | sed 's/\.c$/.o/' || true)
+log=$LOGS/lint-build.log
+if [ -n "$objs" ]; then
+	# shellcheck disable=SC2086
+	CF=-Wsparse-error lint_build "$OBJ_LINT" "$TREE" $objs >"$log" || true
+	st=0
+	grep -qE 'warning:|error:|Error [0-9]' "$log" && st=1
+	grep -E 'warning:|error:|Error [0-9]' "$log" >"$log.bad" || true
+	gate "sparse (C=2, -Wsparse-error) and W=1 on $(printf '%s\n' $objs | grep -c .) objects" $st "$log.bad"
+fi
+
+# Upstream files the series or the semantic patch changes: compare with the
+# pristine tree, ignoring line numbers (patches move code).
+stage "lint: upstream files changed"
+upstream=$(grep -E '\.c$' "$TREE.touched" 2>/dev/null | while read -r f; do
+	[ -f "$PRISTINE/$f" ] && echo "${f%.c}.o"
+done || true)
+# Files that are not built in the test config cannot be checked.
+built=
+for o in $upstream; do
+	[ -f "$OBJ_TEST/$o" ] && built="$built $o"
+done
+if [ -n "$built" ]; then
+	norm() { grep -E ': (warning|error):' | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort; }
+	# shellcheck disable=SC2086
+	lint_build "$OBJ_LINT" "$TREE" $built | norm >"$LOGS/lint-upstream-new.txt" || true
+	# shellcheck disable=SC2086
+	lint_build "$OBJ_LINT_PRISTINE" "$PRISTINE" $built | norm >"$LOGS/lint-upstream-old.txt" || true
+	comm -13 "$LOGS/lint-upstream-old.txt" "$LOGS/lint-upstream-new.txt" >"$LOGS/lint-upstream.diff"
+	st=0
+	[ -s "$LOGS/lint-upstream.diff" ] && st=1
+	gate "no new sparse/W=1 warnings in $(echo $built | wc -w) changed upstream files" $st "$LOGS/lint-upstream.diff"
+else
+	info "no changed upstream C file is built"
+fi
+
+record lint "$passed" "$failed"
+info "lint: $passed passed, $failed failed"
+[ "$failed" = 0 ]
