@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Revocable files: take the open files of a device away from the processes
+ * that hold them, so that a new opener gets exclusive access.
+ *
+ * A driver opts in by implementing ->revoke in its file_operations.  For a
+ * char device added with cdev_add(), nothing else is needed to be found by
+ * revokeat(2) and to be revoked by cdev_del(); subsystems that multiplex
+ * minors behind one cdev use a revoke_object per minor and
+ * revoke_file_open().  See Documentation/driver-api/revoke.rst.
+ */
+#ifndef _LINUX_REVOKE_H
+#define _LINUX_REVOKE_H
+
+#include <linux/errno.h>
+#include <linux/fs.h>
+#include <linux/lockdep_types.h>
+#include <linux/types.h>
+
+struct cdev;
+struct revoke_object;
+
+#ifdef CONFIG_REVOKE
+
+struct revoke_object *__revoke_object_create(const char *name,
+					     struct lock_class_key *key);
+
+/**
+ * revoke_object_create - create a revocable object
+ *
+ * One object stands for one device: every file opened through
+ * revoke_file_open() on it is revoked together.  Each call site gets its own
+ * lockdep class for the object's operation gate.
+ *
+ * Context: Process context; may sleep.
+ * Return: the new object with one reference, or an ERR_PTR() on failure.
+ */
+#define revoke_object_create()						\
+({									\
+	static struct lock_class_key __revoke_key;			\
+									\
+	__revoke_object_create(__func__, &__revoke_key);		\
+})
+
+void revoke_object_put(struct revoke_object *obj);
+void revoke_object_revoke(struct revoke_object *obj);
+void revoke_object_revoke_nowait(struct revoke_object *obj);
+void revoke_object_kill(struct revoke_object *obj);
+
+int revoke_file_open(struct revoke_object *obj, struct inode *inode,
+		     struct file *file, const struct file_operations *fops);
+bool revoke_file_revoked(const struct file *file);
+
+int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
+			   unsigned int count);
+void revoke_chrdev_unregister(struct revoke_object *obj);
+
+/* For fs/char_dev.c: revocable cdevs (those whose fops have ->revoke). */
+int revoke_cdev_add(struct cdev *cdev);
+void revoke_cdev_del(struct cdev *cdev);
+void revoke_cdev_release(struct cdev *cdev);
+int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
+		     struct file *file, const struct file_operations *fops);
+
+/* For fs/revoke.c: revokeat(2) on a char device node. */
+int revoke_chrdev(dev_t dev);
+
+#else /* !CONFIG_REVOKE */
+
+static inline bool revoke_file_revoked(const struct file *file)
+{
+	return false;
+}
+
+static inline int revoke_cdev_add(struct cdev *cdev)
+{
+	return 0;
+}
+
+static inline void revoke_cdev_del(struct cdev *cdev)
+{
+}
+
+static inline void revoke_cdev_release(struct cdev *cdev)
+{
+}
+
+static inline int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
+				   struct file *file,
+				   const struct file_operations *fops)
+{
+	return -ENXIO;
+}
+
+#endif /* CONFIG_REVOKE */
+
+#endif /* _LINUX_REVOKE_H */
