@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of the revoke framework.
+ *
+ * A fake driver ("kd") stands in for a char driver: its read blocks until
+ * the file is revoked or the test lets it go, its ioctl can revoke its own
+ * object, its poll uses a device wait queue, and its per-file state is
+ * allocated by ->open and freed by ->release, so that KASAN sees any use
+ * after an early release.  Files are anonymous-inode files opened through
+ * revoke_file_open(), or real char device files opened through
+ * chrdev_open() for the cdev suite.
+ */
+
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/cdev.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/mount.h>
+#include <linux/poll.h>
+#include <linux/revoke.h>
+#include <linux/slab.h>
+
+#include "../internal.h"
+
+#define KD_SELF_REVOKE	1
+
+struct kd_dev {
+	struct revoke_object *obj;
+	wait_queue_head_t wait;
+	atomic_t opens, releases, revokes;
+	atomic_t in_read;		/* readers inside kd_read */
+	bool unblock;			/* let blocked readers go */
+	bool slow_exit;			/* readers dawdle after waking */
+	bool slow_open;			/* ->open takes its time */
+	bool read_done;			/* a reader returned from the driver */
+	bool self_revoked;		/* seen by KD_SELF_REVOKE */
+};
+
+struct kd_file {
+	struct kd_dev *dev;
+	unsigned long magic;
+};
+
+#define KD_MAGIC 0x6b64UL
+
+/* The device the next kd_open() attaches to (one test runs at a time). */
+static struct kd_dev *kd_next;
+
+static int kd_open(struct inode *inode, struct file *file)
+{
+	struct kd_file *kf = kzalloc(sizeof(*kf), GFP_KERNEL);
+
+	if (!kf)
+		return -ENOMEM;
+	kf->dev = kd_next;
+	kf->magic = KD_MAGIC;
+	file->private_data = kf;
+	atomic_inc(&kf->dev->opens);
+	/* Widens the window for a revoke to start during ->open. */
+	if (kf->dev->slow_open)
+		usleep_range(500, 1000);
+	return 0;
+}
+
+static int kd_release(struct inode *inode, struct file *file)
+{
+	struct kd_file *kf = file->private_data;
+
+	WARN_ON(kf->magic != KD_MAGIC);
+	atomic_inc(&kf->dev->releases);
+	kfree(kf);
+	return 0;
+}
+
+static int kd_revoke(struct file *file)
+{
+	struct kd_file *kf = file->private_data;
+
+	atomic_inc(&kf->dev->revokes);
+	wake_up_all(&kf->dev->wait);
+	return 0;
+}
+
+static ssize_t kd_read(struct file *file, char __user *buf, size_t count,
+		       loff_t *pos)
+{
+	struct kd_file *kf = file->private_data;
+	struct kd_dev *dev = kf->dev;
+	ssize_t ret = count;
+
+	atomic_inc(&dev->in_read);
+	wait_event(dev->wait,
+		   READ_ONCE(dev->unblock) || revoke_file_revoked(file));
+	if (revoke_file_revoked(file))
+		ret = -ENXIO;
+	/* A revoke that did not wait for us would return before this. */
+	if (dev->slow_exit)
+		msleep(100);
+	/* Touch the per-file state: freed early, KASAN would report it. */
+	WARN_ON(kf->magic != KD_MAGIC);
+	WRITE_ONCE(dev->read_done, true);
+	atomic_dec(&dev->in_read);
+	return ret;
+}
+
+static long kd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct kd_file *kf = file->private_data;
+
+	switch (cmd) {
+	case KD_SELF_REVOKE:
+		revoke_object_revoke_nowait(kf->dev->obj);
+		kf->dev->self_revoked = revoke_file_revoked(file);
+		/* Our state must survive until we return. */
+		msleep(20);
+		WARN_ON(kf->magic != KD_MAGIC);
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static __poll_t kd_poll(struct file *file, poll_table *pt)
+{
+	struct kd_file *kf = file->private_data;
+
+	poll_wait(file, &kf->dev->wait, pt);
+	return READ_ONCE(kf->dev->unblock) ? EPOLLIN : 0;
+}
+
+static const struct file_operations kd_fops = {
+	.owner = THIS_MODULE,
+	.open = kd_open,
+	.release = kd_release,
+	.read = kd_read,
+	.unlocked_ioctl = kd_ioctl,
+	.poll = kd_poll,
+	.revoke = kd_revoke,
+};
+
+static const struct file_operations kd_anon_fops = {
+	.owner = THIS_MODULE,
+};
+
+static struct kd_dev *kd_dev_alloc(struct kunit *test)
+{
+	struct kd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	init_waitqueue_head(&dev->wait);
+	return dev;
+}
+
+static struct kd_dev *kd_dev_create(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_alloc(test);
+
+	dev->obj = revoke_object_create();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev->obj);
+	return dev;
+}
+
+/* Open a file of @dev through revoke_file_open(). */
+static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
+				 int *err)
+{
+	struct file *file;
+	int ret;
+
+	file = anon_inode_getfile("revoke-kunit", &kd_anon_fops, NULL, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	kd_next = dev;
+	ret = revoke_file_open(dev->obj, file_inode(file), file, &kd_fops);
+	if (err)
+		*err = ret;
+	if (ret) {
+		/* ->open did not succeed: ->release must not run. */
+		file->f_op = &kd_anon_fops;
+		fput(file);
+		return NULL;
+	}
+	return file;
+}
+
+/* Drop the last reference now rather than from a delayed work. */
+static void kd_close(struct file *file)
+{
+	fput(file);
+	flush_delayed_fput();
+}
+
+static ssize_t kd_do_read(struct file *file)
+{
+	loff_t pos = 0;
+
+	return file->f_op->read(file, NULL, 1, &pos);
+}
+
+/* Life cycle: revoke, reopen, kill. */
+static void revoke_test_lifecycle(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *files[3], *fresh;
+	int i, err;
+
+	dev->unblock = true;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		files[i] = kd_open_file(test, dev, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, files[i]);
+		KUNIT_EXPECT_EQ(test, kd_do_read(files[i]), 1);
+		KUNIT_EXPECT_FALSE(test, revoke_file_revoked(files[i]));
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens), 3);
+
+	revoke_object_revoke(dev->obj);
+
+	/* Released early, exactly once, with the driver's hook called. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		KUNIT_EXPECT_TRUE(test, revoke_file_revoked(files[i]));
+		KUNIT_EXPECT_EQ(test, kd_do_read(files[i]), -ENXIO);
+		KUNIT_EXPECT_EQ(test, files[i]->f_op->unlocked_ioctl(files[i], 0, 0),
+				-ENXIO);
+		KUNIT_EXPECT_TRUE(test, vfs_poll(files[i], NULL) ==
+					(EPOLLERR | EPOLLHUP));
+	}
+
+	/* A new open works normally. */
+	fresh = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, fresh);
+	KUNIT_EXPECT_FALSE(test, revoke_file_revoked(fresh));
+	KUNIT_EXPECT_EQ(test, kd_do_read(fresh), 1);
+
+	/* Closing revoked files does not release them again. */
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		kd_close(files[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+
+	/* Kill: the live file goes, and no open succeeds any more. */
+	revoke_object_kill(dev->obj);
+	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(fresh));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 4);
+	KUNIT_EXPECT_NULL(test, kd_open_file(test, dev, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	/* Revoking a dead object is a no-op. */
+	revoke_object_revoke(dev->obj);
+
+	kd_close(fresh);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens), 4);
+	revoke_object_put(dev->obj);
+}
+
+struct kd_reader {
+	struct file *file;
+	ssize_t ret;
+	struct completion done;
+};
+
+static int kd_reader_fn(void *data)
+{
+	struct kd_reader *r = data;
+
+	r->ret = kd_do_read(r->file);
+	complete(&r->done);
+	return 0;
+}
+
+static void kd_start_reader(struct kunit *test, struct kd_dev *dev,
+			    struct kd_reader *r, struct file *file)
+{
+	struct task_struct *t;
+	int n = atomic_read(&dev->in_read);
+
+	r->file = file;
+	r->ret = 0;
+	init_completion(&r->done);
+	t = kthread_run(kd_reader_fn, r, "kd-reader");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	/* Wait until it is inside the driver. */
+	while (atomic_read(&dev->in_read) == n)
+		usleep_range(1000, 2000);
+}
+
+/* A kthread blocked in an operation is woken, and revoke waits for it. */
+static void revoke_test_drain(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_reader r;
+	struct file *file;
+
+	file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	dev->slow_exit = true;
+	kd_start_reader(test, dev, &r, file);
+	KUNIT_EXPECT_EQ(test, revoke_active_ops(dev->obj), 1);
+
+	revoke_object_revoke(dev->obj);
+
+	/* The reader left the driver before revoke returned... */
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(dev->read_done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->in_read), 0);
+	KUNIT_EXPECT_EQ(test, revoke_active_ops(dev->obj), 0);
+	/* ...and only then was the file released. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
+
+	kd_close(file);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	revoke_object_put(dev->obj);
+}
+
+/* Every file is released exactly once, however it goes away. */
+static void revoke_test_release_once(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *a, *b, *c;
+
+	a = kd_open_file(test, dev, NULL);
+	b = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+
+	/* Closed before any revoke: released by its close. */
+	kd_close(a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+
+	/* An extra reference (a dup, a fork, an SCM_RIGHTS message). */
+	get_file(b);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	kd_close(b);
+	kd_close(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+
+	/* Revoking twice releases nothing twice. */
+	c = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	revoke_object_revoke(dev->obj);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 2);
+	kd_close(c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+
+	/*
+	 * Revoked while closing: the last reference is gone but __fput() has
+	 * not run yet (it is task work, or delayed).  Freeze that moment by
+	 * hand: the cycle releases the file, __fput() later does not.
+	 */
+	c = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	atomic_long_dec(&c->f_count);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 2);
+	atomic_long_inc(&c->f_count);
+	kd_close(c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens), 4);
+	revoke_object_put(dev->obj);
+}
+
+struct kd_racer {
+	struct kd_dev *dev;
+	struct kunit *test;
+	bool stop;
+	unsigned long opened, failed, revoked_reads;
+	int bad;
+	struct completion done;
+};
+
+static int kd_racer_fn(void *data)
+{
+	struct kd_racer *r = data;
+	ssize_t ret;
+	int err;
+
+	while (!READ_ONCE(r->stop)) {
+		struct file *file;
+
+		file = anon_inode_getfile("revoke-kunit", &kd_anon_fops, NULL,
+					  O_RDWR);
+		if (IS_ERR(file)) {
+			r->bad++;
+			break;
+		}
+		kd_next = r->dev;
+		err = revoke_file_open(r->dev->obj, file_inode(file), file,
+				       &kd_fops);
+		if (err) {
+			/* Racing with a revoke may fail, only with -ENXIO. */
+			if (err != -ENXIO)
+				r->bad++;
+			r->failed++;
+			file->f_op = &kd_anon_fops;
+			fput(file);
+			continue;
+		}
+		r->opened++;
+		/* Give a revoke the time to come by. */
+		usleep_range(200, 500);
+		/* A file is either fully working or revoked. */
+		ret = kd_do_read(file);
+		if (ret == -ENXIO)
+			r->revoked_reads++;
+		else if (ret != 1)
+			r->bad++;
+		fput(file);
+		cond_resched();
+	}
+	complete(&r->done);
+	return 0;
+}
+
+/* Opens, reads and closes racing with revokes from another CPU. */
+static void revoke_test_open_race(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_racer r = { .dev = dev, .test = test };
+	struct task_struct *t;
+	int i;
+
+	dev->unblock = true;
+	dev->slow_open = true;
+	init_completion(&r.done);
+	t = kthread_run(kd_racer_fn, &r, "kd-racer");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	for (i = 0; i < 300; i++) {
+		revoke_object_revoke(dev->obj);
+		usleep_range(100, 1000);
+	}
+	WRITE_ONCE(r.stop, true);
+	wait_for_completion(&r.done);
+	flush_delayed_fput();
+	revoke_object_revoke(dev->obj);
+
+	kunit_info(test, "%lu opens, %lu failed, %lu reads revoked",
+		   r.opened, r.failed, r.revoked_reads);
+	KUNIT_EXPECT_EQ(test, r.bad, 0);
+	KUNIT_EXPECT_GT(test, r.opened, 0UL);
+	/* The races did happen. */
+	KUNIT_EXPECT_GT(test, r.failed + r.revoked_reads, 0UL);
+	/* Every successful ->open was released exactly once. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens),
+			atomic_read(&dev->releases));
+	KUNIT_EXPECT_EQ(test, revoke_active_ops(dev->obj), 0);
+	revoke_object_put(dev->obj);
+}
+
+/* Revoking the object from inside one of its own operations. */
+static void revoke_test_self_revoke(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file, *other;
+	long ret;
+
+	file = kd_open_file(test, dev, NULL);
+	other = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+
+	ret = file->f_op->unlocked_ioctl(file, KD_SELF_REVOKE, 0);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* The caller's own file was marked while it was inside. */
+	KUNIT_EXPECT_TRUE(test, dev->self_revoked);
+	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(other));
+
+	/* A synchronous revoke joins the cycle and waits for its end. */
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	KUNIT_EXPECT_EQ(test, kd_do_read(file), -ENXIO);
+
+	kd_close(file);
+	kd_close(other);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	revoke_object_put(dev->obj);
+}
+
+struct kd_poll_entry {
+	poll_table pt;
+	wait_queue_entry_t wait;
+	wait_queue_head_t *whead;
+	__poll_t key;
+	int wakeups;
+};
+
+static int kd_poll_wake(wait_queue_entry_t *wait, unsigned int mode, int sync,
+			void *key)
+{
+	struct kd_poll_entry *e = container_of(wait, struct kd_poll_entry, wait);
+
+	e->key |= key_to_poll(key);
+	e->wakeups++;
+	return 0;
+}
+
+static void kd_poll_queue(struct file *file, wait_queue_head_t *whead,
+			  poll_table *pt)
+{
+	struct kd_poll_entry *e = container_of(pt, struct kd_poll_entry, pt);
+
+	e->whead = whead;
+	init_waitqueue_func_entry(&e->wait, kd_poll_wake);
+	add_wait_queue(whead, &e->wait);
+}
+
+/*
+ * Pollers sleep on the file's own queue: wakeups of the driver's queue are
+ * forwarded, and the forwarder leaves the driver's queue before ->release.
+ */
+static void revoke_test_poll(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_poll_entry e = {};
+	struct file *file;
+
+	file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	init_poll_funcptr(&e.pt, kd_poll_queue);
+	KUNIT_EXPECT_TRUE(test, !vfs_poll(file, &e.pt));
+	KUNIT_ASSERT_NOT_NULL(test, e.whead);
+	KUNIT_EXPECT_TRUE(test, e.whead != &dev->wait);
+	/* Our forwarder, the only entry of the driver's queue. */
+	KUNIT_EXPECT_TRUE(test, waitqueue_active(&dev->wait));
+
+	/* A second poll does not add a second forwarder. */
+	remove_wait_queue(e.whead, &e.wait);
+	KUNIT_EXPECT_TRUE(test, !vfs_poll(file, &e.pt));
+
+	wake_up_poll(&dev->wait, EPOLLIN);
+	KUNIT_EXPECT_EQ(test, e.wakeups, 1);
+	KUNIT_EXPECT_TRUE(test, e.key == EPOLLIN);
+
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_TRUE(test, (e.key & EPOLLHUP) != 0);
+	KUNIT_EXPECT_TRUE(test, (e.key & EPOLLERR) != 0);
+	/* Nothing of ours is left on the driver's queue (nobody else's). */
+	KUNIT_EXPECT_FALSE(test, waitqueue_active(&dev->wait));
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) == (EPOLLERR | EPOLLHUP));
+
+	remove_wait_queue(e.whead, &e.wait);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+static struct kunit_case revoke_core_cases[] = {
+	KUNIT_CASE(revoke_test_lifecycle),
+	KUNIT_CASE(revoke_test_drain),
+	KUNIT_CASE(revoke_test_release_once),
+	KUNIT_CASE(revoke_test_open_race),
+	KUNIT_CASE(revoke_test_self_revoke),
+	KUNIT_CASE(revoke_test_poll),
+	{}
+};
+
+static struct kunit_suite revoke_core_suite = {
+	.name = "revoke_core",
+	.test_cases = revoke_core_cases,
+};
+
+/* Char devices ----------------------------------------------------------- */
+
+struct kd_cdev {
+	struct cdev cdev;
+	dev_t devt;
+};
+
+/* Open @devt the way open(2) of a device node does: chrdev_open(). */
+static struct file *kd_open_chrdev(struct kunit *test, dev_t devt, int *err)
+{
+	struct inode *inode;
+	struct file *file;
+	int ret;
+
+	inode = new_inode(revoke_mnt->mnt_sb);
+	KUNIT_ASSERT_NOT_NULL(test, inode);
+	init_special_inode(inode, S_IFCHR | 0600, devt);
+	file = alloc_file_pseudo(inode, revoke_mnt, "kd", O_RDWR,
+				 &def_chr_fops);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	ret = file->f_op->open(inode, file);
+	*err = ret;
+	if (ret) {
+		/* Undo as do_dentry_open() does when ->open fails. */
+		fops_put(file->f_op);
+		path_put(&file->f_path);
+		file->f_path.mnt = NULL;
+		file->f_path.dentry = NULL;
+		file->f_inode = NULL;
+		file->f_mode &= ~FMODE_OPENED;
+		fput(file);
+		return NULL;
+	}
+	return file;
+}
+
+/* cdev_del() revokes the open files of a revocable cdev. */
+static void revoke_test_cdev_unplug(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_alloc(test);
+	struct file *file, *again;
+	struct kd_cdev *kc;
+	struct kd_reader r;
+	int err;
+
+	kc = kunit_kzalloc(test, sizeof(*kc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kc);
+	KUNIT_ASSERT_EQ(test, alloc_chrdev_region(&kc->devt, 0, 1, "kd"), 0);
+	cdev_init(&kc->cdev, &kd_fops);
+	KUNIT_ASSERT_EQ(test, cdev_add(&kc->cdev, kc->devt, 1), 0);
+	KUNIT_EXPECT_TRUE(test, cdev_revocable(&kc->cdev));
+
+	kd_next = dev;
+	dev->obj = kc->cdev.revoke;
+	file = kd_open_chrdev(test, kc->devt, &err);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_EXPECT_TRUE(test, file->f_op != &kd_fops);
+	dev->slow_exit = true;
+	kd_start_reader(test, dev, &r, file);
+
+	/* revokeat(2) finds the object by device number. */
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(kc->devt), 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(dev->read_done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
+
+	/* Unplug with a file open: it is revoked before cdev_del() returns. */
+	again = kd_open_chrdev(test, kc->devt, &err);
+	KUNIT_ASSERT_NOT_NULL(test, again);
+	dev->read_done = false;
+	kd_start_reader(test, dev, &r, again);
+	cdev_del(&kc->cdev);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(dev->read_done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(again));
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
+
+	/* Gone: no open, no revoke. */
+	KUNIT_EXPECT_NULL(test, kd_open_chrdev(test, kc->devt, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(kc->devt), -ENXIO);
+
+	kd_close(file);
+	kd_close(again);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens), 2);
+	unregister_chrdev_region(kc->devt, 1);
+}
+
+/* A cdev without ->revoke is not revocable: EOPNOTSUPP for revokeat. */
+static void revoke_test_cdev_plain(struct kunit *test)
+{
+	static const struct file_operations plain_fops = {
+		.owner = THIS_MODULE,
+	};
+	struct kd_cdev *kc;
+
+	kc = kunit_kzalloc(test, sizeof(*kc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kc);
+	KUNIT_ASSERT_EQ(test, alloc_chrdev_region(&kc->devt, 0, 1, "kd"), 0);
+	cdev_init(&kc->cdev, &plain_fops);
+	KUNIT_ASSERT_EQ(test, cdev_add(&kc->cdev, kc->devt, 1), 0);
+	KUNIT_EXPECT_FALSE(test, cdev_revocable(&kc->cdev));
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(kc->devt), -EOPNOTSUPP);
+	cdev_del(&kc->cdev);
+	unregister_chrdev_region(kc->devt, 1);
+}
+
+/* The dev_t registry: ranges, overlaps, lookups. */
+static void revoke_test_registry(struct kunit *test)
+{
+	struct revoke_object *a, *b, *found;
+	dev_t base = MKDEV(511, 100);
+
+	a = revoke_object_create();
+	b = revoke_object_create();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(a, base, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(a, base, 5), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(a, base + 10, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(b, base + 4, 2), -EBUSY);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(b, base + 5, 2), 0);
+
+	found = revoke_chrdev_get(base + 3);
+	KUNIT_EXPECT_PTR_EQ(test, found, a);
+	revoke_object_put(found);
+	found = revoke_chrdev_get(base + 6);
+	KUNIT_EXPECT_PTR_EQ(test, found, b);
+	revoke_object_put(found);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 7));
+
+	revoke_chrdev_unregister(a);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base));
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 4));
+	found = revoke_chrdev_get(base + 5);
+	KUNIT_EXPECT_PTR_EQ(test, found, b);
+	revoke_object_put(found);
+	revoke_chrdev_unregister(b);
+	revoke_chrdev_unregister(b);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 5));
+
+	revoke_object_put(a);
+	revoke_object_put(b);
+}
+
+static struct kunit_case revoke_chrdev_cases[] = {
+	KUNIT_CASE(revoke_test_cdev_unplug),
+	KUNIT_CASE(revoke_test_cdev_plain),
+	KUNIT_CASE(revoke_test_registry),
+	{}
+};
+
+static struct kunit_suite revoke_chrdev_suite = {
+	.name = "revoke_chrdev",
+	.test_cases = revoke_chrdev_cases,
+};
+
+kunit_test_suites(&revoke_core_suite, &revoke_chrdev_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the revoke framework");
+MODULE_LICENSE("GPL");
