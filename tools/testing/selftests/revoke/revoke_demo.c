@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make demo: a seat changes hands.  The old session holds the test device
+ * the ways a real program holds a sound or input device (a blocked read,
+ * a poller, a shared mapping, an exclusive claim, a copy in a child); the
+ * session manager calls revokeat(2); the new session gets the device.
+ */
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "revoke_util.h"
+
+static sigjmp_buf jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(jmp, 1);
+}
+
+static void *reader(void *arg)
+{
+	int fd = *(int *)arg;
+	char buf[16];
+	double t0 = now_sec();
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	printf("  old session: blocked read() returned %zd (%s) after %.2f s\n",
+	       n, n < 0 ? strerror(errno) : "data", now_sec() - t0);
+	return NULL;
+}
+
+static void *poller(void *arg)
+{
+	struct pollfd pfd = { .fd = *(int *)arg, .events = POLLIN };
+
+	poll(&pfd, 1, -1);
+	printf("  old session: poll() woke up with revents 0x%x (POLLERR|POLLHUP = 0x%x)\n",
+	       pfd.revents, POLLERR | POLLHUP);
+	return NULL;
+}
+
+static void try_node(const char *node)
+{
+	int ret = sys_revokeat(AT_FDCWD, node, 0);
+
+	printf("  revokeat(\"%s\") = %d%s%s\n", node, ret,
+	       ret ? ", " : "", ret ? strerror(errno) : "");
+}
+
+int main(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	unsigned int *map, magic = 0xc0ffee;
+	struct revoke_test_stats st;
+	pthread_t rt, pt;
+	int fd, nfd, status;
+	pid_t child;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	node_drain(RT_NODE);
+	printf("== the old session opens %s\n", RT_NODE);
+	fd = open(RT_NODE, O_RDWR);
+	if (fd < 0 || ioctl(fd, REVOKE_TEST_IOC_OWN))
+		return 1;
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ioctl(fd, REVOKE_TEST_IOC_POKE, &magic);
+	printf("  claims the device (exclusive), maps it (reads 0x%x), forks a child,\n"
+	       "  blocks a thread in read() and another in poll()\n", *map);
+	child = fork();
+	if (child == 0) {
+		sleep(2);
+		_exit(check_revoked(fd) ? 1 : 0);
+	}
+	pthread_create(&rt, NULL, reader, &fd);
+	pthread_create(&pt, NULL, poller, &fd);
+	usleep(300000);
+
+	nfd = open(RT_NODE, O_RDWR);
+	printf("== the new session opens it: claim -> %s\n",
+	       ioctl(nfd, REVOKE_TEST_IOC_OWN) ? strerror(errno) : "ok");
+	close(nfd);
+
+	printf("== the session manager revokes the device\n");
+	try_node(RT_NODE);
+	pthread_join(rt, NULL);
+	pthread_join(pt, NULL);
+	printf("  old session: write() -> %s, ioctl() -> %s\n",
+	       write(fd, "x", 1) < 0 ? strerror(errno) : "ok",
+	       ioctl(fd, REVOKE_TEST_IOC_NOP) ? strerror(errno) : "ok");
+	sigaction(SIGBUS, &sa, NULL);
+	if (sigsetjmp(jmp, 1))
+		printf("  old session: touching its mapping -> SIGBUS\n");
+	else
+		printf("  old session: mapping still reads 0x%x (BUG)\n", *map);
+	waitpid(child, &status, 0);
+	printf("  old session's child: its inherited descriptor is %s\n",
+	       WIFEXITED(status) && !WEXITSTATUS(status) ? "revoked too" : "NOT revoked");
+
+	printf("== the new session opens it again\n");
+	nfd = open(RT_NODE, O_RDWR);
+	printf("  claim -> %s; write+read -> %s\n",
+	       ioctl(nfd, REVOKE_TEST_IOC_OWN) ? strerror(errno) : "ok",
+	       check_works(nfd) ? "failed" : "ok");
+	node_stats(RT_NODE, &st);
+	printf("  driver counters: %u opens, %u releases, %u revokes\n",
+	       st.opens, st.releases, st.revokes);
+	close(nfd);
+	close(fd);
+
+	printf("== other nodes\n");
+	try_node(RT_PLAIN);
+	try_node("/dev/snd/controlC0");
+	try_node("/dev/input/event0");
+	try_node("/tmp");
+	return 0;
+}
