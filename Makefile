@@ -16,34 +16,34 @@ H := harness
 .PHONY: check demo kunit guest-test lint bench clean deps prepare build build-bench
 
 check:
-	@$(H)/check.sh
+	@bash $(H)/check.sh
 
 deps:
-	@$(H)/deps.sh
+	@bash $(H)/deps.sh
 
 prepare: deps
-	@$(H)/prepare.sh
+	@bash $(H)/prepare.sh
 
 build: prepare
-	@$(H)/build.sh test
+	@bash $(H)/build.sh test
 
 build-bench: prepare
-	@$(H)/build.sh bench
+	@bash $(H)/build.sh bench
 
 kunit: build
-	@rm -rf build/results; $(H)/kunit.sh
+	@rm -rf build/results; bash $(H)/kunit.sh
 
 guest-test: build
-	@rm -rf build/results; $(H)/guest.sh test
+	@rm -rf build/results; bash $(H)/guest.sh test
 
 lint: build
-	@rm -rf build/results; $(H)/lint.sh
+	@rm -rf build/results; bash $(H)/lint.sh
 
 demo: build
-	@$(H)/guest.sh demo
+	@bash $(H)/guest.sh demo
 
 bench: build-bench
-	@$(H)/guest.sh bench
+	@bash $(H)/guest.sh bench
 
 clean:
 	rm -rf build

@@ -14,14 +14,14 @@ fatal() {
 	echo "revoke: 0 passed, 1 failed"
 	exit 1
 }
-"$TOP/harness/deps.sh" || fatal "installing packages"
-"$TOP/harness/prepare.sh" || fatal "preparing the tree"
-"$TOP/harness/build.sh" test || fatal "building the kernel"
+bash "$TOP/harness/deps.sh" || fatal "installing packages"
+bash "$TOP/harness/prepare.sh" || fatal "preparing the tree"
+bash "$TOP/harness/build.sh" test || fatal "building the kernel"
 
 status=0
-"$TOP/harness/lint.sh" || status=1
-"$TOP/harness/kunit.sh" || status=1
-"$TOP/harness/guest.sh" test || status=1
+bash "$TOP/harness/lint.sh" || status=1
+bash "$TOP/harness/kunit.sh" || status=1
+bash "$TOP/harness/guest.sh" test || status=1
 
 stage "summary ($(( $(date +%s) - start )) s)"
 passed=0

@@ -79,24 +79,24 @@ if [ "$mode" = bench ]; then
 fi
 
 stage "guest: $mode"
-SMP=${SMP:-2} "$TOP/harness/boot.sh" "$obj/arch/x86/boot/bzImage" \
+SMP=${SMP:-2} bash "$TOP/harness/boot.sh" "$obj/arch/x86/boot/bzImage" \
 	"$out/initramfs.cpio" "$log" "$mode" "${qemu_args[@]}"
 
 case $mode in
 demo)
 	sed -n '/^GUEST: /,/^GUEST: done/p' "$log"
-	"$TOP/harness/check-log.sh" "$log"
+	bash "$TOP/harness/check-log.sh" "$log"
 	;;
 bench)
 	sed -n '/^BENCH/p' "$log" | tee "$LOGS/bench.txt"
-	"$TOP/harness/check-log.sh" "$log"
+	bash "$TOP/harness/check-log.sh" "$log"
 	;;
 test)
 	set +e
 	python3 "$TOP/harness/guest-results.py" "$log" >"$LOGS/guest-results.txt"
 	rc=$?
 	cat "$LOGS/guest-results.txt"
-	"$TOP/harness/check-log.sh" "$log"
+	bash "$TOP/harness/check-log.sh" "$log"
 	splat=$?
 	set -e
 	read -r passed failed < <(tail -1 "$LOGS/guest-results.txt" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')

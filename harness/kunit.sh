@@ -22,7 +22,7 @@ sed -n -e '/^\[..:..:..\] =/p' -e '/FAILED\|CRASHED\|Testing complete\|Error\|er
 	"$LOGS/kunit.txt" | sed 's/^/    /'
 read -r passed failed < <(python3 "$TOP/harness/kunit-count.py" "$json" 2>/dev/null || echo "0 1")
 splat=0
-"$TOP/harness/check-log.sh" "$LOGS/kunit-console.log" || splat=1
+bash "$TOP/harness/check-log.sh" "$LOGS/kunit-console.log" || splat=1
 [ "$splat" = 0 ] || failed=$((failed + 1))
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
 	echo "    no KUnit case ran" >&2
