@@ -84,7 +84,7 @@ n=0
 while read -r p; do
 	[ -f "$TOP/patches/$p" ] || die "patches/series names missing patch $p"
 	mkdir -p "$BUILD/rejects"
-	if ! out=$(patch -d "$STAGE" -p1 -N -s --no-backup-if-mismatch \
+	if ! out=$(patch -d "$STAGE" -p1 -N -s --fuzz=0 --no-backup-if-mismatch \
 		       -r "$BUILD/rejects/$p.rej" <"$TOP/patches/$p" 2>&1); then
 		printf '%s\n' "$out" >&2
 		[ -s "$BUILD/rejects/$p.rej" ] && cat "$BUILD/rejects/$p.rej" >&2
@@ -115,7 +115,7 @@ if [ -f "$TOP/$COCCI" ]; then
 		diff -u "$COCCI_EXPECTED" "$out" | head -60 >&2
 		die "semantic patch output drifted from patches/cocci/revoke-cocci.diff (new output: $out)"
 	fi
-	patch -d "$STAGE" -p1 -N -s --no-backup-if-mismatch <"$out" ||
+	patch -d "$STAGE" -p1 -N -s --fuzz=0 --no-backup-if-mismatch <"$out" ||
 		die "semantic patch output does not apply"
 	patched_files "$out" >>"$touched"
 	info "semantic patch: $(grep -c '^+++ ' "$out") files converted"
