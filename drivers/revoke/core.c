@@ -26,6 +26,8 @@
  *  5. release: the driver's ->fasync(-1) and ->release run now, exactly
  *     once, so exclusive resources are free for the next opener; the final
  *     fput of the file later skips them;
+ *     A file answers -ENXIO from step 1 on, or -ENODEV if the cycle kills
+ *     the object (unplug: what the driver answered before the framework);
  *  6. wait for the opens that raced with the cycle (those fail with
  *     -ENXIO), then go back to LIVE, or to DEAD if the object was killed
  *     (char device unplug).
@@ -153,6 +155,28 @@ static void revoke_drain(struct revoke_object *obj)
 	WRITE_ONCE(obj->draining, false);
 }
 
+/*
+ * What the operations of a revoked file return: -ENXIO, or -ENODEV if it
+ * was revoked because its device went away (revoke_object_kill()), as the
+ * driver itself would have answered after an unplug.  Only read once the
+ * file was seen revoked.
+ */
+static int revoke_err(const struct revoke_file *rf)
+{
+	smp_rmb();	/* pairs with the smp_wmb() in revoke_mark() */
+	return READ_ONCE(rf->err);
+}
+
+/* Under obj->lock, once per file: from now on its operations fail. */
+static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
+{
+	if (rf->revoked)
+		return;
+	WRITE_ONCE(rf->err, obj->kill ? -ENODEV : -ENXIO);
+	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
+	WRITE_ONCE(rf->revoked, true);
+}
+
 /* Proxies of file_operations ------------------------------------------ */
 
 static int revoke_fop_release(struct inode *inode, struct file *file);
@@ -184,7 +208,7 @@ static loff_t revoke_fop_llseek(struct file *file, loff_t offset, int whence)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (loff_t)-ENXIO,
+	return REVOKE_CALL(rf, (loff_t)revoke_err(rf),
 			   rf->real->llseek(file, offset, whence));
 }
 
@@ -193,7 +217,7 @@ static ssize_t revoke_fop_read(struct file *file, char __user *buf,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->read(file, buf, count, pos));
 }
 
@@ -202,7 +226,7 @@ static ssize_t revoke_fop_write(struct file *file, const char __user *buf,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->write(file, buf, count, pos));
 }
 
@@ -210,7 +234,7 @@ static ssize_t revoke_fop_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct revoke_file *rf = revoke_file_of(iocb->ki_filp);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO, rf->real->read_iter(iocb, to));
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf), rf->real->read_iter(iocb, to));
 }
 
 static ssize_t revoke_fop_write_iter(struct kiocb *iocb,
@@ -218,7 +242,7 @@ static ssize_t revoke_fop_write_iter(struct kiocb *iocb,
 {
 	struct revoke_file *rf = revoke_file_of(iocb->ki_filp);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->write_iter(iocb, from));
 }
 
@@ -227,7 +251,7 @@ static int revoke_fop_iopoll(struct kiocb *iocb, struct io_comp_batch *iob,
 {
 	struct revoke_file *rf = revoke_file_of(iocb->ki_filp);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->iopoll(iocb, iob, flags));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->iopoll(iocb, iob, flags));
 }
 
 static int revoke_fop_iterate_shared(struct file *file,
@@ -235,7 +259,7 @@ static int revoke_fop_iterate_shared(struct file *file,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->iterate_shared(file, ctx));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->iterate_shared(file, ctx));
 }
 
 static long revoke_fop_unlocked_ioctl(struct file *file, unsigned int cmd,
@@ -243,7 +267,7 @@ static long revoke_fop_unlocked_ioctl(struct file *file, unsigned int cmd,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->unlocked_ioctl(file, cmd, arg));
 }
 
@@ -252,7 +276,7 @@ static long revoke_fop_compat_ioctl(struct file *file, unsigned int cmd,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->compat_ioctl(file, cmd, arg));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->compat_ioctl(file, cmd, arg));
 }
 
 static int revoke_fop_flush(struct file *file, fl_owner_t id)
@@ -268,7 +292,7 @@ static int revoke_fop_fsync(struct file *file, loff_t start, loff_t end,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->fsync(file, start, end, datasync));
 }
 
@@ -277,7 +301,7 @@ static int revoke_fop_fasync(int fd, struct file *file, int on)
 	struct revoke_file *rf = revoke_file_of(file);
 
 	/* Switching off always works: the cycle already called ->fasync(-1). */
-	return REVOKE_CALL(rf, on ? -ENXIO : 0,
+	return REVOKE_CALL(rf, on ? revoke_err(rf) : 0,
 			   rf->real->fasync(fd, file, on));
 }
 
@@ -285,14 +309,14 @@ static int revoke_fop_lock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->lock(file, cmd, fl));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->lock(file, cmd, fl));
 }
 
 static int revoke_fop_flock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->flock(file, cmd, fl));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->flock(file, cmd, fl));
 }
 
 static unsigned long revoke_fop_get_unmapped_area(struct file *file,
@@ -303,7 +327,7 @@ static unsigned long revoke_fop_get_unmapped_area(struct file *file,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (unsigned long)-ENXIO,
+	return REVOKE_CALL(rf, (unsigned long)revoke_err(rf),
 			   rf->real->get_unmapped_area(file, addr, len, pgoff,
 						       flags));
 }
@@ -314,7 +338,7 @@ static ssize_t revoke_fop_splice_write(struct pipe_inode_info *pipe,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->splice_write(pipe, file, pos, len, flags));
 }
 
@@ -324,7 +348,7 @@ static ssize_t revoke_fop_splice_read(struct file *file, loff_t *pos,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->splice_read(file, pos, pipe, len, flags));
 }
 
@@ -343,7 +367,7 @@ static int revoke_fop_setlease(struct file *file, int arg,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->setlease(file, arg, lease, priv));
 }
 
@@ -352,7 +376,7 @@ static long revoke_fop_fallocate(struct file *file, int mode, loff_t offset,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->fallocate(file, mode, offset, len));
 }
 
@@ -373,7 +397,7 @@ static ssize_t revoke_fop_copy_file_range(struct file *in, loff_t pos_in,
 	/* The VFS calls the method of the destination file. */
 	struct revoke_file *rf = revoke_file_of(out);
 
-	return REVOKE_CALL(rf, (ssize_t)-ENXIO,
+	return REVOKE_CALL(rf, (ssize_t)revoke_err(rf),
 			   rf->real->copy_file_range(in, pos_in, out, pos_out,
 						     len, flags));
 }
@@ -384,7 +408,7 @@ static loff_t revoke_fop_remap_file_range(struct file *in, loff_t pos_in,
 {
 	struct revoke_file *rf = revoke_file_of(out);
 
-	return REVOKE_CALL(rf, (loff_t)-ENXIO,
+	return REVOKE_CALL(rf, (loff_t)revoke_err(rf),
 			   rf->real->remap_file_range(in, pos_in, out, pos_out,
 						      len, flags));
 }
@@ -394,7 +418,7 @@ static int revoke_fop_fadvise(struct file *file, loff_t offset, loff_t len,
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->fadvise(file, offset, len, advice));
 }
 
@@ -403,7 +427,7 @@ static int revoke_fop_uring_cmd(struct io_uring_cmd *ioucmd,
 {
 	struct revoke_file *rf = revoke_file_of(ioucmd->file);
 
-	return REVOKE_CALL(rf, -ENXIO, rf->real->uring_cmd(ioucmd, issue_flags));
+	return REVOKE_CALL(rf, revoke_err(rf), rf->real->uring_cmd(ioucmd, issue_flags));
 }
 
 static int revoke_fop_uring_cmd_iopoll(struct io_uring_cmd *ioucmd,
@@ -412,7 +436,7 @@ static int revoke_fop_uring_cmd_iopoll(struct io_uring_cmd *ioucmd,
 {
 	struct revoke_file *rf = revoke_file_of(ioucmd->file);
 
-	return REVOKE_CALL(rf, -ENXIO,
+	return REVOKE_CALL(rf, revoke_err(rf),
 			   rf->real->uring_cmd_iopoll(ioucmd, iob, poll_flags));
 }
 
@@ -581,7 +605,7 @@ static int revoke_vm_access(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
 
-	return REVOKE_CALL(p->rf, -ENXIO,
+	return REVOKE_CALL(p->rf, revoke_err(p->rf),
 			   p->real->access(vma, addr, buf, len, write));
 }
 
@@ -623,7 +647,7 @@ static int revoke_fop_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	if (!revoke_enter(rf))
-		return -ENXIO;
+		return revoke_err(rf);
 
 	/* The BSDs' answer too: private copies of device pages escape. */
 	ret = -EINVAL;
@@ -852,7 +876,7 @@ static void revoke_cycle(struct revoke_object *obj)
 	 */
 	spin_lock(&obj->lock);
 	list_for_each_entry(rf, &obj->files, node) {
-		WRITE_ONCE(rf->revoked, true);
+		revoke_mark(obj, rf);
 		rf->claimed = true;
 		rf->held = atomic_long_inc_not_zero(&rf->file->f_count);
 		any_held |= rf->held;
@@ -987,7 +1011,10 @@ EXPORT_SYMBOL_GPL(revoke_object_revoke);
  *
  * Like revoke_object_revoke(), and afterwards every open of @obj fails with
  * -ENXIO.  This is what unplug needs: when it returns, the driver's
- * file_operations are never entered again for @obj.
+ * file_operations are never entered again for @obj.  The files it revokes
+ * answer -ENODEV rather than -ENXIO, as drivers have always answered after
+ * an unplug, so that user space keeps telling a device that went away from
+ * one that was taken away.
  *
  * Context: Process context, may sleep.  Must not be called from inside an
  * operation of @obj, nor with a lock held that an operation of @obj may
@@ -1033,7 +1060,7 @@ void revoke_object_revoke_nowait(struct revoke_object *obj)
 		run = true;
 		/* The mark takes effect now; the work item repeats it. */
 		list_for_each_entry(rf, &obj->files, node)
-			WRITE_ONCE(rf->revoked, true);
+			revoke_mark(obj, rf);
 		kref_get(&obj->kref);
 	}
 	spin_unlock(&obj->lock);
@@ -1241,6 +1268,29 @@ bool revoke_file_revoked(const struct file *file)
 	return READ_ONCE(revoke_file_of(file)->revoked);
 }
 EXPORT_SYMBOL_GPL(revoke_file_revoked);
+
+/**
+ * revoke_file_error - the error a revoked file's operations return
+ * @file: an open file
+ *
+ * For drivers that notice the revoke inside an operation, such as a reader
+ * woken by ->revoke: fail with this, as the framework does for every later
+ * operation.  revoke_wait_event_interruptible() returns it.
+ *
+ * Context: Any context.
+ * Return: 0 if @file is not revoked; -ENXIO, or -ENODEV if it was revoked
+ * because its device went away.
+ */
+int revoke_file_error(const struct file *file)
+{
+	struct revoke_file *rf;
+
+	if (file->f_op->release != revoke_fop_release)
+		return 0;
+	rf = revoke_file_of(file);
+	return READ_ONCE(rf->revoked) ? revoke_err(rf) : 0;
+}
+EXPORT_SYMBOL_GPL(revoke_file_error);
 
 /* Init ----------------------------------------------------------------- */
 

@@ -82,6 +82,7 @@ struct revoke_file {
 	struct file *file;
 	struct list_head node;		/* obj->files (L), or a cycle's list */
 	bool revoked;			/* set once under obj->lock, read lockless */
+	int err;			/* what revoked operations return */
 	bool claimed;			/* (L) a cycle took it and releases it */
 	bool held;			/* the cycle holds a reference */
 	bool released;			/* the cycle ran the driver's release */

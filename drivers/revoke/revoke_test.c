@@ -99,14 +99,12 @@ static int rt_revoke(struct file *file)
 }
 
 /*
- * After a sleep that also ends on revocation (see rt_revoke()): -ENXIO if
- * that is why it ended.
+ * After a sleep that also ends on revocation (see rt_revoke()): the file's
+ * error if that is why it ended.
  */
 static int rt_woken(struct file *file, int ret)
 {
-	if (!ret && revoke_file_revoked(file))
-		return -ENXIO;
-	return ret;
+	return ret ?: revoke_file_error(file);
 }
 
 static ssize_t rt_read(struct file *file, char __user *buf, size_t count,

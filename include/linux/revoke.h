@@ -50,6 +50,7 @@ void revoke_object_kill(struct revoke_object *obj);
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops);
 bool revoke_file_revoked(const struct file *file);
+int revoke_file_error(const struct file *file);
 
 int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count);
@@ -70,6 +71,11 @@ int revoke_chrdev(dev_t dev);
 static inline bool revoke_file_revoked(const struct file *file)
 {
 	return false;
+}
+
+static inline int revoke_file_error(const struct file *file)
+{
+	return 0;
 }
 
 static inline int revoke_cdev_add(struct cdev *cdev)
@@ -93,5 +99,33 @@ static inline int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
 }
 
 #endif /* CONFIG_REVOKE */
+
+/**
+ * revoke_wait_event_interruptible - sleep until a condition holds or the
+ *				     file is revoked
+ * @filp: the file the caller is operating on
+ * @wq_head: the wait queue to sleep on
+ * @condition: a C expression for the event to wait for
+ *
+ * wait_event_interruptible() that also ends once @filp is revoked.  The
+ * driver's ->revoke wakes @wq_head after the file is marked revoked, so the
+ * sleeper cannot miss it.  A driver converts a sleep by renaming the call:
+ * its "if (error) return error;" then fails the operation on revoke.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 once @condition holds; revoke_file_error() once @filp is
+ * revoked; -ERESTARTSYS if a signal interrupted the sleep.
+ */
+#define revoke_wait_event_interruptible(filp, wq_head, condition)	\
+({									\
+	const struct file *__revoke_file = (filp);			\
+	int __revoke_ret;						\
+									\
+	__revoke_ret = wait_event_interruptible(wq_head, (condition) ||	\
+					revoke_file_revoked(__revoke_file)); \
+	if (!__revoke_ret)						\
+		__revoke_ret = revoke_file_error(__revoke_file);	\
+	__revoke_ret;							\
+})
 
 #endif /* _LINUX_REVOKE_H */

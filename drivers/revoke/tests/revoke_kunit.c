@@ -95,7 +95,7 @@ static ssize_t kd_read(struct file *file, char __user *buf, size_t count,
 	wait_event(dev->wait,
 		   READ_ONCE(dev->unblock) || revoke_file_revoked(file));
 	if (revoke_file_revoked(file))
-		ret = -ENXIO;
+		ret = revoke_file_error(file);
 	/* A revoke that did not wait for us would return before this. */
 	if (dev->slow_exit)
 		msleep(100);
@@ -641,7 +641,10 @@ static void revoke_test_cdev_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
 	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(again));
 	wait_for_completion(&r.done);
-	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
+	/* Revoked by unplug: -ENODEV, as drivers answer after an unplug. */
+	KUNIT_EXPECT_EQ(test, r.ret, -ENODEV);
+	KUNIT_EXPECT_EQ(test, revoke_file_error(again), -ENODEV);
+	KUNIT_EXPECT_EQ(test, revoke_file_error(file), -ENXIO);
 
 	/* Gone: no open, no revoke. */
 	KUNIT_EXPECT_NULL(test, kd_open_chrdev(test, kc->devt, &err));
