@@ -101,11 +101,18 @@ if [ -f "$TOP/$COCCI" ]; then
 	command -v spatch >/dev/null || die "spatch not found (coccinelle)"
 	mkdir -p "$BUILD/cocci"
 	out=$BUILD/cocci/revoke-cocci.diff
-	# shellcheck disable=SC2086
-	(cd "$STAGE" && spatch --very-quiet --sp-file "$COCCI" -D patch \
-		--dir $COCCI_DIRS --include-headers -I include --jobs "$JOBS" \
-		--chunksize 1) >"$out.raw" 2>"$BUILD/cocci/spatch.log" ||
-		{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed"; }
+	# --use-coccigrep: spatch would otherwise ask git (the project's own
+	# repository, which ignores build/) which files to look at.
+	: >"$out.raw"
+	: >"$BUILD/cocci/spatch.log"
+	for d in $COCCI_DIRS; do
+		(cd "$STAGE" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
+			-D patch --no-includes --include-headers \
+			--use-coccigrep --patch . --dir "$d" \
+			--jobs "$JOBS" --chunksize 1) >>"$out.raw" \
+			2>>"$BUILD/cocci/spatch.log" ||
+			{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed on $d"; }
+	done
 	# Stable, reviewable form: file order and the a/ b/ prefixes.
 	python3 "$TOP/harness/normdiff.py" <"$out.raw" >"$out"
 	if [ ! -f "$COCCI_EXPECTED" ]; then
