@@ -517,44 +517,6 @@ TEST(g2_fork_and_dup_racing)
 
 /* ---- guarantee 3: SCM_RIGHTS -------------------------------------------- */
 
-static int send_fd(int sock, int fd)
-{
-	char buf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char buf[CMSG_SPACE(sizeof(int))] = {};
-	char c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 /* A file that only exists in an unread message is revoked too. */
 TEST(g3_scm_rights_in_flight)
 {
