@@ -1035,30 +1035,20 @@ static void revoke_object_work(struct work_struct *work)
 	revoke_object_put(obj);
 }
 
-/**
- * revoke_object_revoke_nowait - start revoking every open file of an object
- * @obj: the object
- *
- * Marks every open file of @obj revoked and calls the driver's ->revoke for
- * each, like revoke_object_revoke(), but leaves draining and releasing to a
- * work item, which finishes once the operations in flight have returned.
- * This is the way to revoke an object from inside one of its own
- * operations.
- *
- * Context: Process context, may sleep (the driver's ->revoke runs in the
- * work item, not here).
- */
-void revoke_object_revoke_nowait(struct revoke_object *obj)
+/* Start a cycle run by the work item; the mark takes effect at once. */
+static void revoke_object_async(struct revoke_object *obj, bool kill)
 {
 	struct revoke_file *rf;
 	bool run = false;
 
 	spin_lock(&obj->lock);
+	if (kill)
+		obj->kill = true;
 	if (obj->state == REVOKE_LIVE) {
 		obj->state = REVOKE_REVOKING;
 		obj->seq++;
 		run = true;
-		/* The mark takes effect now; the work item repeats it. */
+		/* The work item marks them again, with the others. */
 		list_for_each_entry(rf, &obj->files, node)
 			revoke_mark(obj, rf);
 		kref_get(&obj->kref);
@@ -1067,7 +1057,41 @@ void revoke_object_revoke_nowait(struct revoke_object *obj)
 	if (run)
 		queue_work(system_unbound_wq, &obj->work);
 }
+
+/**
+ * revoke_object_revoke_nowait - start revoking every open file of an object
+ * @obj: the object
+ *
+ * Marks every open file of @obj revoked at once: from now on their
+ * operations fail with -ENXIO.  The rest of revoke_object_revoke() (the
+ * driver's ->revoke, waiting for the operations in flight, tearing down
+ * mappings, the early release) runs in a work item, which finishes once
+ * the operations in flight have returned.  This is the way to revoke an
+ * object from inside one of its own operations.
+ *
+ * Context: Process or softirq context; does not sleep.
+ */
+void revoke_object_revoke_nowait(struct revoke_object *obj)
+{
+	revoke_object_async(obj, false);
+}
 EXPORT_SYMBOL_GPL(revoke_object_revoke_nowait);
+
+/**
+ * revoke_object_kill_nowait - start revoking an object for good
+ * @obj: the object
+ *
+ * revoke_object_revoke_nowait(), after which opens of @obj fail with
+ * -ENXIO, as after revoke_object_kill().  For unplug paths that run with
+ * locks the driver's ->release may take: the release runs in a work item.
+ *
+ * Context: Process or softirq context; does not sleep.
+ */
+void revoke_object_kill_nowait(struct revoke_object *obj)
+{
+	revoke_object_async(obj, true);
+}
+EXPORT_SYMBOL_GPL(revoke_object_kill_nowait);
 
 /* Objects -------------------------------------------------------------- */
 
@@ -1119,6 +1143,20 @@ static void revoke_object_release(struct kref *kref)
 	/* revoke_chrdev_get() may still look at it. */
 	kfree_rcu(obj, rcu);
 }
+
+/**
+ * revoke_object_get - take a reference to an object
+ * @obj: the object
+ *
+ * Context: Any context.
+ * Return: @obj.
+ */
+struct revoke_object *revoke_object_get(struct revoke_object *obj)
+{
+	kref_get(&obj->kref);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(revoke_object_get);
 
 /**
  * revoke_object_put - drop a reference to an object
@@ -1263,7 +1301,7 @@ EXPORT_SYMBOL_GPL(revoke_file_open);
  */
 bool revoke_file_revoked(const struct file *file)
 {
-	if (file->f_op->release != revoke_fop_release)
+	if (!revoke_file_tracked(file))
 		return false;
 	return READ_ONCE(revoke_file_of(file)->revoked);
 }
@@ -1285,12 +1323,28 @@ int revoke_file_error(const struct file *file)
 {
 	struct revoke_file *rf;
 
-	if (file->f_op->release != revoke_fop_release)
+	if (!revoke_file_tracked(file))
 		return 0;
 	rf = revoke_file_of(file);
 	return READ_ONCE(rf->revoked) ? revoke_err(rf) : 0;
 }
 EXPORT_SYMBOL_GPL(revoke_file_error);
+
+/**
+ * revoke_file_tracked - was this file opened through revoke_file_open()?
+ * @file: an open file
+ *
+ * For code that must leave the file's f_op alone, such as a subsystem's
+ * own disconnect path that used to swap it.
+ *
+ * Context: Any context.
+ * Return: true if the revoke framework tracks @file.
+ */
+bool revoke_file_tracked(const struct file *file)
+{
+	return file->f_op->release == revoke_fop_release;
+}
+EXPORT_SYMBOL_GPL(revoke_file_tracked);
 
 /* Init ----------------------------------------------------------------- */
 

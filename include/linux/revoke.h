@@ -42,15 +42,18 @@ struct revoke_object *__revoke_object_create(const char *name,
 	__revoke_object_create(__func__, &__revoke_key);		\
 })
 
+struct revoke_object *revoke_object_get(struct revoke_object *obj);
 void revoke_object_put(struct revoke_object *obj);
 void revoke_object_revoke(struct revoke_object *obj);
 void revoke_object_revoke_nowait(struct revoke_object *obj);
 void revoke_object_kill(struct revoke_object *obj);
+void revoke_object_kill_nowait(struct revoke_object *obj);
 
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops);
 bool revoke_file_revoked(const struct file *file);
 int revoke_file_error(const struct file *file);
+bool revoke_file_tracked(const struct file *file);
 
 int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count);
@@ -76,6 +79,11 @@ static inline bool revoke_file_revoked(const struct file *file)
 static inline int revoke_file_error(const struct file *file)
 {
 	return 0;
+}
+
+static inline bool revoke_file_tracked(const struct file *file)
+{
+	return false;
 }
 
 static inline int revoke_cdev_add(struct cdev *cdev)
