@@ -68,10 +68,14 @@
  *
  * Mappings.  Only shared mappings are allowed: a private mapping could
  * keep device pages the zap does not reach.  The driver's vm_ops are
- * wrapped; the fault-type methods are gated.  ->open and ->close are called
- * as the driver wrote them, even after revocation (a wrapper could neither
- * skip nor defer them safely), so they may only touch what the mapping
- * itself keeps alive.
+ * wrapped; the fault-type methods are gated.  ->open and ->close are always
+ * called, even after revocation (a wrapper could neither skip nor defer
+ * them safely: they may manage references the mapping holds), so they may
+ * only touch what the mapping itself keeps alive.  Until the file is
+ * revoked they run inside the gate: one that started before the revoke is
+ * waited for, and one that sees revoke_file_revoked(vma->vm_file) runs
+ * after the mark, so a driver that counts its mappings per device can
+ * leave those to its ->release (ALSA's PCM mmap_count).
  *
  * Locking: obj->lock (spinlock) protects the fields marked (L) in
  * internal.h and the lists of files; it nests inside nothing and is never
@@ -609,13 +613,38 @@ static int revoke_vm_access(struct vm_area_struct *vma, unsigned long addr,
 			   p->real->access(vma, addr, buf, len, write));
 }
 
+/* Inside the gate until revoked, and called anyway; see the top. */
+static void revoke_vm_open(struct vm_area_struct *vma)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	if (revoke_enter(p->rf)) {
+		p->real->open(vma);
+		revoke_exit(p->rf);
+	} else {
+		p->real->open(vma);
+	}
+}
+
+static void revoke_vm_close(struct vm_area_struct *vma)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	if (revoke_enter(p->rf)) {
+		p->real->close(vma);
+		revoke_exit(p->rf);
+	} else {
+		p->real->close(vma);
+	}
+}
+
 /* Gated where a page could come back after the zap; see the top. */
 static void revoke_vm_proxy_init(struct revoke_vm_proxy *p,
 				 const struct vm_operations_struct *real)
 {
 	const struct vm_operations_struct ops = {
-		.open = real->open,
-		.close = real->close,
+		.open = real->open ? revoke_vm_open : NULL,
+		.close = real->close ? revoke_vm_close : NULL,
 		.may_split = real->may_split,
 		.mremap = real->mremap,
 		.mprotect = real->mprotect,
