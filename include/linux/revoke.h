@@ -136,4 +136,11 @@ static inline int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
 	__revoke_ret;							\
 })
 
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+struct kunit;
+
+/* For the KUnit suites of the subsystems' revoke adapters. */
+struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err);
+#endif
+
 #endif /* _LINUX_REVOKE_H */

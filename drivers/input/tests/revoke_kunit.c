@@ -3,8 +3,8 @@
  * KUnit suite of the input revoke adapter.
  *
  * Registers a real input device, so that evdev, joydev and mousedev attach
- * their nodes to it, and opens those nodes through a device node made in
- * the root file system, the way open(2) does.  Revoking a node must wake a
+ * their nodes to it, and opens those nodes by device number, the way
+ * open(2) of their device nodes does.  Revoking a node must wake a
  * reader blocked in it, drop its grab and close the input device before
  * revoke_chrdev() returns, and leave the node to the next opener; unplugging
  * the device must revoke the files still open.
@@ -16,16 +16,10 @@
 #include <linux/fs.h>
 #include <linux/input.h>
 #include <linux/kthread.h>
-#include <linux/namei.h>
 #include <linux/poll.h>
 #include <linux/revoke.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-
-struct ir_node {
-	dev_t devt;
-	char path[48];
-};
 
 static int ir_match(struct device *dev, const void *data)
 {
@@ -41,13 +35,12 @@ static int ir_match_prefix(struct device *dev, const void *data)
 	return !strncmp(dev_name(dev), prefix, strlen(prefix));
 }
 
-/* Find the handler node named @prefix* of @idev and make a node for it. */
-static void ir_node_make(struct kunit *test, struct input_dev *idev,
-			 const char *prefix, struct ir_node *node)
+/* The device number of @idev's handler node named @prefix*. */
+static dev_t ir_node(struct kunit *test, struct input_dev *idev,
+		     const char *prefix)
 {
-	struct device *dev = NULL, *from = NULL;
-	struct dentry *dentry;
-	struct path parent;
+	struct device *dev, *from = NULL;
+	dev_t devt;
 
 	for (;;) {
 		dev = class_find_device(&input_class, from, &idev->dev,
@@ -58,39 +51,18 @@ static void ir_node_make(struct kunit *test, struct input_dev *idev,
 		from = dev;
 	}
 	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "no %s node", prefix);
-	node->devt = dev->devt;
+	devt = dev->devt;
 	put_device(dev);
-
-	snprintf(node->path, sizeof(node->path), "/kunit-revoke-%s%u",
-		 prefix, MINOR(node->devt));
-	dentry = kern_path_create(AT_FDCWD, node->path, &parent, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(dentry));
-	KUNIT_ASSERT_EQ(test, vfs_mknod(mnt_idmap(parent.mnt),
-					d_inode(parent.dentry), dentry,
-					S_IFCHR | 0600, node->devt), 0);
-	done_path_create(&parent, dentry);
+	return devt;
 }
 
-static void ir_node_remove(struct ir_node *node)
+static struct file *ir_open(struct kunit *test, dev_t devt)
 {
-	struct dentry *dentry;
-	struct path parent;
+	struct file *file;
+	int err;
 
-	dentry = kern_path_locked(node->path, &parent);
-	if (IS_ERR(dentry))
-		return;
-	vfs_unlink(mnt_idmap(parent.mnt), d_inode(parent.dentry), dentry,
-		   NULL);
-	dput(dentry);
-	inode_unlock(d_inode(parent.dentry));
-	path_put(&parent);
-}
-
-static struct file *ir_open(struct kunit *test, struct ir_node *node)
-{
-	struct file *file = filp_open(node->path, O_RDWR, 0);
-
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	file = revoke_kunit_open(test, devt, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
 	return file;
 }
 
@@ -143,11 +115,11 @@ static void input_revoke_test_evdev(struct kunit *test)
 	struct input_dev *idev = ir_input_register(test);
 	struct ir_reader r = { };
 	struct task_struct *task;
-	struct ir_node node;
+	dev_t node;
 	struct file *file, *again;
 
-	ir_node_make(test, idev, "event", &node);
-	file = ir_open(test, &node);
+	node = ir_node(test, idev, "event");
+	file = ir_open(test, node);
 	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCGRAB, 1), 0);
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(idev->grab));
 	KUNIT_EXPECT_EQ(test, idev->users, 1);
@@ -161,7 +133,7 @@ static void input_revoke_test_evdev(struct kunit *test)
 	msleep(20);
 	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
 
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(node.devt), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(node), 0);
 	/* The reader was woken and the drain waited for it. */
 	KUNIT_EXPECT_TRUE(test, completion_done(&r.done));
 	wait_for_completion(&r.done);
@@ -173,7 +145,7 @@ static void input_revoke_test_evdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCGRAB, 1), -ENXIO);
 
 	/* The next opener gets the device: it can grab it and read events. */
-	again = ir_open(test, &node);
+	again = ir_open(test, node);
 	KUNIT_EXPECT_EQ(test, ir_ioctl(again, EVIOCGRAB, 1), 0);
 	input_report_key(idev, BTN_LEFT, 1);
 	input_sync(idev);
@@ -183,22 +155,21 @@ static void input_revoke_test_evdev(struct kunit *test)
 	input_unregister_device(idev);
 	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(again));
 	KUNIT_EXPECT_EQ(test, ir_ioctl(again, EVIOCGRAB, 0), -ENODEV);
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(node.devt), -ENXIO);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(node), -ENXIO);
 
 	fput(again);
 	fput(file);
-	ir_node_remove(&node);
 }
 
 /* EVIOCREVOKE keeps its behaviour: -ENODEV, and the file stays tracked. */
 static void input_revoke_test_eviocrevoke(struct kunit *test)
 {
 	struct input_dev *idev = ir_input_register(test);
-	struct ir_node node;
+	dev_t node;
 	struct file *file;
 
-	ir_node_make(test, idev, "event", &node);
-	file = ir_open(test, &node);
+	node = ir_node(test, idev, "event");
+	file = ir_open(test, node);
 	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCGRAB, 1), 0);
 	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCREVOKE, 0), 0);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(idev->grab));
@@ -208,44 +179,43 @@ static void input_revoke_test_eviocrevoke(struct kunit *test)
 				(EPOLLERR | EPOLLHUP));
 
 	/* revokeat(2) after EVIOCREVOKE still releases the file early. */
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(node.devt), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(node), 0);
 	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(file));
 	KUNIT_EXPECT_EQ(test, idev->users, 0);
 
 	input_unregister_device(idev);
 	fput(file);
-	ir_node_remove(&node);
 }
 
 /* joydev and mousedev nodes: revoked alone, the other nodes untouched. */
 static void input_revoke_test_joydev_mousedev(struct kunit *test)
 {
 	struct input_dev *idev = ir_input_register(test);
-	struct ir_node js, mouse, event;
+	dev_t js, mouse, event;
 	struct file *fjs, *fmouse, *fevent;
 
-	ir_node_make(test, idev, "js", &js);
-	ir_node_make(test, idev, "mouse", &mouse);
-	ir_node_make(test, idev, "event", &event);
-	fjs = ir_open(test, &js);
-	fmouse = ir_open(test, &mouse);
-	fevent = ir_open(test, &event);
+	js = ir_node(test, idev, "js");
+	mouse = ir_node(test, idev, "mouse");
+	event = ir_node(test, idev, "event");
+	fjs = ir_open(test, js);
+	fmouse = ir_open(test, mouse);
+	fevent = ir_open(test, event);
 	KUNIT_EXPECT_EQ(test, idev->users, 3);
 
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(js.devt), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(js), 0);
 	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(fjs));
 	KUNIT_EXPECT_FALSE(test, revoke_file_revoked(fmouse));
 	KUNIT_EXPECT_TRUE(test, vfs_poll(fjs, NULL) == (EPOLLERR | EPOLLHUP));
 	KUNIT_EXPECT_EQ(test, idev->users, 2);
 
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(mouse.devt), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(mouse), 0);
 	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(fmouse));
 	KUNIT_EXPECT_FALSE(test, revoke_file_revoked(fevent));
 	KUNIT_EXPECT_EQ(test, idev->users, 1);
 
 	/* Reopened, the mouse node reports motion again. */
 	fput(fmouse);
-	fmouse = ir_open(test, &mouse);
+	fmouse = ir_open(test, mouse);
 	input_report_rel(idev, REL_X, 5);
 	input_sync(idev);
 	KUNIT_EXPECT_TRUE(test, vfs_poll(fmouse, NULL) & EPOLLIN);
@@ -256,9 +226,6 @@ static void input_revoke_test_joydev_mousedev(struct kunit *test)
 	fput(fjs);
 	fput(fmouse);
 	fput(fevent);
-	ir_node_remove(&js);
-	ir_node_remove(&mouse);
-	ir_node_remove(&event);
 }
 
 static struct kunit_case input_revoke_cases[] = {
@@ -277,3 +244,4 @@ kunit_test_suite(input_revoke_suite);
 
 MODULE_DESCRIPTION("KUnit tests for revocable input nodes");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

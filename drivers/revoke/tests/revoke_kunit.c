@@ -12,6 +12,7 @@
  */
 
 #include <kunit/test.h>
+#include <kunit/visibility.h>
 #include <linux/anon_inodes.h>
 #include <linux/cdev.h>
 #include <linux/delay.h>
@@ -184,6 +185,7 @@ static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
 	}
 	return file;
 }
+EXPORT_SYMBOL_IF_KUNIT(revoke_kunit_open);
 
 /* Drop the last reference now rather than from a delayed work. */
 static void kd_close(struct file *file)
@@ -571,8 +573,20 @@ struct kd_cdev {
 	dev_t devt;
 };
 
-/* Open @devt the way open(2) of a device node does: chrdev_open(). */
-static struct file *kd_open_chrdev(struct kunit *test, dev_t devt, int *err)
+/**
+ * revoke_kunit_open - open a char device by number, as open(2) of its node
+ * @test: the test
+ * @devt: the device number
+ * @err: where the open's error goes
+ *
+ * For the KUnit suites of the subsystems' revoke adapters: no device node
+ * is needed, the file is a pseudo file with a char device inode whose
+ * ->open is chrdev_open().
+ *
+ * Context: Process context; may sleep.
+ * Return: the open file, or NULL with *@err set.
+ */
+struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err)
 {
 	struct inode *inode;
 	struct file *file;
@@ -618,7 +632,7 @@ static void revoke_test_cdev_unplug(struct kunit *test)
 
 	kd_next = dev;
 	dev->obj = kc->cdev.revoke;
-	file = kd_open_chrdev(test, kc->devt, &err);
+	file = revoke_kunit_open(test, kc->devt, &err);
 	KUNIT_ASSERT_NOT_NULL(test, file);
 	KUNIT_EXPECT_TRUE(test, file->f_op != &kd_fops);
 	dev->slow_exit = true;
@@ -632,7 +646,7 @@ static void revoke_test_cdev_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
 
 	/* Unplug with a file open: it is revoked before cdev_del() returns. */
-	again = kd_open_chrdev(test, kc->devt, &err);
+	again = revoke_kunit_open(test, kc->devt, &err);
 	KUNIT_ASSERT_NOT_NULL(test, again);
 	dev->read_done = false;
 	kd_start_reader(test, dev, &r, again);
@@ -647,7 +661,7 @@ static void revoke_test_cdev_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, revoke_file_error(file), -ENXIO);
 
 	/* Gone: no open, no revoke. */
-	KUNIT_EXPECT_NULL(test, kd_open_chrdev(test, kc->devt, &err));
+	KUNIT_EXPECT_NULL(test, revoke_kunit_open(test, kc->devt, &err));
 	KUNIT_EXPECT_EQ(test, err, -ENXIO);
 	KUNIT_EXPECT_EQ(test, revoke_chrdev(kc->devt), -ENXIO);
 
