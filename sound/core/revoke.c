@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ALSA adapter of the revoke framework.
+ *
+ * Every ALSA device node (/dev/snd/controlC*, pcmC*D*[pc], midiC*D*,
+ * hwC*D*, timer, seq) is a minor of the one "alsa" char device, whose open
+ * (snd_open()) looks the minor up and replaces the file's f_op with the
+ * node's own file_operations.  There is no cdev per node for the
+ * framework's char device glue to hook, so the ALSA core does it here:
+ *
+ *  - snd_register_device() gives each minor whose file_operations have
+ *    ->revoke its own revoke object, found by revokeat(2) through the
+ *    minor's device number: revoking one node revokes the files opened on
+ *    it and nothing else of the card;
+ *  - snd_open() opens such a minor through revoke_file_open(), which
+ *    installs the proxy in place of replace_fops();
+ *  - snd_unregister_device() kills the object.  Its callers hold ALSA locks
+ *    that ->release takes (pcm and rawmidi open_mutex, register_mutex,
+ *    sound_mutex), so the kill is asynchronous: the files are marked at
+ *    once and every later operation fails with -ENODEV, while waiting for
+ *    the operations in flight and the early ->release run from a work item.
+ *    snd_card_free() still waits for those releases, through the card's
+ *    files_list, as it waits for the last close;
+ *  - snd_card_disconnect() leaves the f_op of revocable files alone (the
+ *    framework never lets f_op change under a live file) and lets the kill
+ *    above take them.
+ *
+ * The per-node ->revoke methods (control, pcm, rawmidi, hwdep, timer, seq)
+ * and the revoke checks in their sleeps are added by
+ * scripts/coccinelle/revoke.cocci; they wake what the node's sleepers wait
+ * on, stop a running PCM stream and drop pending rawmidi output.  The early
+ * ->release then frees the PCM or rawmidi substream, the timer instance and
+ * the control element locks, so the next opener gets them at once.
+ *
+ * hwdep minors whose backend implements ->read (the FireWire and some USB
+ * devices) sleep where the ALSA core cannot wake them, so they stay
+ * unrevocable (revokeat(2) answers -EOPNOTSUPP) until their backends learn
+ * to.
+ *
+ * Locking: snd_revoke_mutex protects snd_revoke_objs[]; it nests inside
+ * sound_mutex and is never held across a driver call.
+ */
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/revoke.h>
+#include <sound/core.h>
+#include <sound/hwdep.h>
+#include <sound/minors.h>
+#include <sound/revoke.h>
+
+static DEFINE_MUTEX(snd_revoke_mutex);
+static struct revoke_object *snd_revoke_objs[SNDRV_OS_MINORS];
+
+/* Can every sleep inside this node's methods be woken by its ->revoke? */
+static bool snd_revoke_supported(int type, const struct file_operations *f_ops,
+				 void *private_data)
+{
+	const struct snd_hwdep *hwdep = private_data;
+
+	if (!f_ops->revoke)
+		return false;
+	if (type == SNDRV_DEVICE_TYPE_HWDEP)
+		return !hwdep->ops.read;
+	return true;
+}
+
+/**
+ * snd_revoke_register - make an ALSA minor revocable
+ * @type: the device type, SNDRV_DEVICE_TYPE_XXX
+ * @minor: the minor number
+ * @devt: its device number
+ * @f_ops: the node's file operations
+ * @private_data: the node's private data, as given to snd_register_device()
+ *
+ * Called by snd_register_device() before it adds the device.  Nodes whose
+ * @f_ops have no ->revoke are left alone.
+ *
+ * Context: Process context; may sleep.  Called with sound_mutex held.
+ * Return: 0 or a negative error code.
+ */
+int snd_revoke_register(int type, unsigned int minor, dev_t devt,
+			const struct file_operations *f_ops,
+			void *private_data)
+{
+	struct revoke_object *obj;
+	int err;
+
+	if (WARN_ON(minor >= SNDRV_OS_MINORS))
+		return -EINVAL;
+	if (!snd_revoke_supported(type, f_ops, private_data))
+		return 0;
+	obj = revoke_object_create();
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	err = revoke_chrdev_register(obj, devt, 1);
+	if (err) {
+		revoke_object_put(obj);
+		return err;
+	}
+	guard(mutex)(&snd_revoke_mutex);
+	snd_revoke_objs[minor] = obj;
+	return 0;
+}
+
+/**
+ * snd_revoke_unregister - revoke an ALSA minor for good
+ * @minor: the minor number
+ *
+ * Called by snd_unregister_device().  revokeat(2) stops finding the node,
+ * its open files are marked revoked at once and answer -ENODEV, and a work
+ * item waits for the operations in flight and runs the early ->release.
+ *
+ * Context: Process context; may sleep.  Called with sound_mutex held, and
+ * from disconnect paths that hold the node's open_mutex.
+ */
+void snd_revoke_unregister(unsigned int minor)
+{
+	struct revoke_object *obj;
+
+	if (WARN_ON(minor >= SNDRV_OS_MINORS))
+		return;
+	scoped_guard(mutex, &snd_revoke_mutex) {
+		obj = snd_revoke_objs[minor];
+		snd_revoke_objs[minor] = NULL;
+	}
+	if (!obj)
+		return;
+	revoke_chrdev_unregister(obj);
+	revoke_object_kill_nowait(obj);
+	revoke_object_put(obj);
+}
+
+/**
+ * snd_revoke_open - open an ALSA minor
+ * @minor: the minor number
+ * @inode: the inode being opened
+ * @file: the file being opened
+ * @fops: the node's file operations, with a module reference
+ *
+ * replace_fops() and @fops->open, through the revoke framework when the
+ * minor is revocable.
+ *
+ * Context: Process context; may sleep.  Called by snd_open() without
+ * sound_mutex.
+ * Return: 0, or the error of the open; -ENXIO if the node was revoked
+ * while it opened.
+ */
+int snd_revoke_open(unsigned int minor, struct inode *inode,
+		    struct file *file, const struct file_operations *fops)
+{
+	struct revoke_object *obj = NULL;
+	int err;
+
+	if (fops->revoke && minor < SNDRV_OS_MINORS) {
+		scoped_guard(mutex, &snd_revoke_mutex) {
+			obj = snd_revoke_objs[minor];
+			if (obj)
+				revoke_object_get(obj);
+		}
+	}
+	if (obj) {
+		err = revoke_file_open(obj, inode, file, fops);
+		revoke_object_put(obj);
+		return err;
+	}
+	replace_fops(file, fops);
+	return fops->open ? fops->open(inode, file) : 0;
+}
