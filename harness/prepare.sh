@@ -14,7 +14,7 @@ STAGE=$BUILD/src/stage
 COCCI=scripts/coccinelle/revoke.cocci
 COCCI_EXPECTED=$TOP/patches/cocci/revoke-cocci.diff
 # Directories the semantic patch converts.
-COCCI_DIRS="sound/core drivers/input"
+COCCI_DIRS="sound/core include/sound drivers/input"
 
 # patched_files DIFF: the files a unified diff creates or changes.
 patched_files() {

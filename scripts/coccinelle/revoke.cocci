@@ -147,17 +147,17 @@ struct file_operations fops = {
 // the read returns.
 @depends on ifasync@
 identifier ifops.rd, file;
-expression err, wq, C;
+expression ret, wq, C;
 @@
 rd(struct file *file, ...)
 {
 	<...
-	err =
+	ret =
 -	wait_event_interruptible(wq,
 +	revoke_wait_event_interruptible(file, wq,
 	C);
-	if (err)
-		return err;
+	if (ret)
+		return ret;
 	...>
 }
 
@@ -165,6 +165,510 @@ rd(struct file *file, ...)
 @@
 #include <linux/cdev.h>
 +#include <linux/input/revoke.h>
+
+// ------------------------------------------------------------------------
+// Patch mode: ALSA.  The core registers, opens and unregisters revocable
+// minors through sound/core/revoke.c; each node type gets a ->revoke that
+// wakes its sleepers, and its open-coded wait loops stop for a revoke where
+// they stop for O_NONBLOCK (before sleeping, under the lock the ->revoke
+// wakes under) and for a card shutdown (after waking).
+
+// sound.c: the minors.
+@snd_core depends on patch@
+identifier minor, inode, file, new_fops, err;
+@@
+static int snd_open(struct inode *inode, struct file *file)
+{
+	unsigned int minor = iminor(inode);
+	...
+-	int err = 0;
+	...
+-	replace_fops(file, new_fops);
+-
+-	if (file->f_op->open)
+-		err = file->f_op->open(inode, file);
+-	return err;
++	return snd_revoke_open(minor, inode, file, new_fops);
+}
+
+@depends on snd_core@
+identifier type, card, dev, f_ops, private_data, devp, minor, err, error;
+identifier major;
+@@
+int snd_register_device(int type, struct snd_card *card, int dev,
+			const struct file_operations *f_ops,
+			void *private_data, struct device *devp)
+{
+	...
+	devp->devt = MKDEV(major, minor);
++	err = snd_revoke_register(type, minor, devp->devt, f_ops,
++				  private_data);
++	if (err < 0)
++		goto error;
+	err = device_add(devp);
+-	if (err < 0)
+-		goto error;
++	if (err < 0) {
++		snd_revoke_unregister(minor);
++		goto error;
++	}
+	...
+}
+
+@depends on snd_core@
+identifier minor, dev, snd_minors;
+@@
+int snd_unregister_device(struct device *dev)
+{
+	<+...
+	snd_minors[minor] = NULL;
++	snd_revoke_unregister(minor);
+	...+>
+}
+
+@depends on snd_core@
+@@
+#include <sound/initval.h>
++#include <sound/revoke.h>
+
+// init.c: the framework never lets f_op change under a live file; the
+// node's unregistration revokes it instead.
+@snd_disconnect depends on patch@
+identifier mfile, card, list;
+iterator name list_for_each_entry;
+@@
+void snd_card_disconnect(struct snd_card *card)
+{
+	<+...
+	list_for_each_entry(mfile, &card->files_list, list) {
++		if (revoke_file_tracked(mfile->file))
++			continue;
+		...
+	}
+	...+>
+}
+
+@depends on snd_disconnect@
+@@
+#include <linux/file.h>
++#include <linux/revoke.h>
+
+// misc.c: ->revoke runs just before the framework unregisters the file's
+// fasync entry, which would drop a deferred signal.
+@snd_misc depends on patch@
+declarer name EXPORT_SYMBOL_GPL;
+identifier fasync;
+@@
++/**
++ * snd_kill_fasync_sync - send a fasync signal now
++ * @fasync: the fasync entry, may be NULL
++ * @signal: the signal to send
++ * @poll: the poll band
++ *
++ * snd_kill_fasync() without the deferral, for a file's ->revoke, after
++ * which the revoke framework unregisters the file's fasync entry.
++ *
++ * Context: Process context, no spinlock held.
++ */
++void snd_kill_fasync_sync(struct snd_fasync *fasync, int signal, int poll)
++{
++	if (fasync && READ_ONCE(fasync->on))
++		kill_fasync(&fasync->fasync, signal, poll);
++}
++EXPORT_SYMBOL_GPL(snd_kill_fasync_sync);
++
+void snd_fasync_free(struct snd_fasync *fasync)
+{
+	...
+}
+
+@depends on snd_misc@
+@@
+#include <sound/core.h>
++#include <sound/revoke.h>
+
+// pcm.h: mappings of a revoked file no longer count on the substream; the
+// file's early ->release resets the count (see snd_pcm_release()).
+@snd_pcm_h depends on patch@
+identifier area, substream;
+@@
+(
+static inline void snd_pcm_mmap_data_open(struct vm_area_struct *area)
+{
+	struct snd_pcm_substream *substream = ...;
++
++	if (revoke_file_revoked(area->vm_file))
++		return;
+	atomic_inc(&substream->mmap_count);
+}
+|
+static inline void snd_pcm_mmap_data_close(struct vm_area_struct *area)
+{
+	struct snd_pcm_substream *substream = ...;
++
++	if (revoke_file_revoked(area->vm_file))
++		return;
+	atomic_dec(&substream->mmap_count);
+}
+)
+
+@depends on snd_pcm_h@
+@@
+#include <linux/pm_qos.h>
++#include <linux/revoke.h>
+
+// Each node type's ->revoke, after its ->release.
+@snd_ctl depends on patch@
+@@
+static int snd_ctl_release(...) { ... }
++
++static int snd_ctl_revoke(struct file *file)
++{
++	struct snd_ctl_file *ctl = file->private_data;
++
++	spin_lock_irq(&ctl->read_lock);
++	wake_up(&ctl->change_sleep);
++	spin_unlock_irq(&ctl->read_lock);
++	snd_kill_fasync_sync(ctl->fasync, SIGIO, POLL_ERR);
++	return 0;
++}
+
+@depends on snd_ctl@
+identifier fops;
+@@
+static const struct file_operations fops = {
+	...,
+	.release = snd_ctl_release,
++	.revoke = snd_ctl_revoke,
+	...
+};
+
+@snd_timer depends on patch@
+@@
+static int snd_timer_user_release(...) { ... }
++
++static int snd_timer_user_revoke(struct file *file)
++{
++	struct snd_timer_user *tu = file->private_data;
++
++	spin_lock_irq(&tu->qlock);
++	wake_up(&tu->qchange_sleep);
++	spin_unlock_irq(&tu->qlock);
++	snd_kill_fasync_sync(tu->fasync, SIGIO, POLL_ERR);
++	return 0;
++}
+
+@depends on snd_timer@
+identifier fops;
+@@
+static const struct file_operations fops = {
+	...,
+	.release = snd_timer_user_release,
++	.revoke = snd_timer_user_revoke,
+	...
+};
+
+@snd_rawmidi depends on patch@
+@@
+static int snd_rawmidi_release(...) { ... }
++
++static int snd_rawmidi_revoke(struct file *file)
++{
++	struct snd_rawmidi_file *rfile = file->private_data;
++	struct snd_rawmidi_substream *substreams[] = {
++		rfile->input, rfile->output
++	};
++	int i;
++
++	/* The release drains the output: nobody listens any more. */
++	if (rfile->output)
++		snd_rawmidi_drop_output(rfile->output);
++	for (i = 0; i < ARRAY_SIZE(substreams); i++) {
++		if (!substreams[i])
++			continue;
++		spin_lock_irq(&substreams[i]->lock);
++		wake_up(&substreams[i]->runtime->sleep);
++		spin_unlock_irq(&substreams[i]->lock);
++	}
++	return 0;
++}
+
+@depends on snd_rawmidi@
+identifier fops;
+@@
+static const struct file_operations fops = {
+	...,
+	.release = snd_rawmidi_release,
++	.revoke = snd_rawmidi_revoke,
+	...
+};
+
+@snd_hwdep depends on patch@
+@@
+static int snd_hwdep_release(...) { ... }
++
++static int snd_hwdep_revoke(struct file *file)
++{
++	/*
++	 * The hwdep core has no sleeper of its own, and the revoke framework
++	 * wakes pollers itself.  Minors whose backend sleeps in ->read are
++	 * not made revocable (see sound/core/revoke.c).
++	 */
++	return 0;
++}
+
+@depends on snd_hwdep@
+identifier fops;
+@@
+static const struct file_operations fops = {
+	...,
+	.release = snd_hwdep_release,
++	.revoke = snd_hwdep_revoke,
+	...
+};
+
+@snd_seq depends on patch@
+@@
+static int snd_seq_release(...) { ... }
++
++static int snd_seq_revoke(struct file *file)
++{
++	struct snd_seq_client *client = file->private_data;
++	struct snd_seq_fifo *fifo = client->data.user.fifo;
++
++	if (fifo) {
++		spin_lock_irq(&fifo->lock);
++		wake_up(&fifo->input_sleep);
++		spin_unlock_irq(&fifo->lock);
++	}
++	if (client->pool) {
++		spin_lock_irq(&client->pool->lock);
++		wake_up(&client->pool->output_sleep);
++		spin_unlock_irq(&client->pool->lock);
++	}
++	return 0;
++}
+
+@depends on snd_seq@
+identifier fops;
+@@
+static const struct file_operations fops = {
+	...,
+	.release = snd_seq_release,
++	.revoke = snd_seq_revoke,
+	...
+};
+
+// The PCM: stop the stream as a disconnect does, but only this one: a
+// linked stream of another node is stopped, not disconnected.
+@snd_pcm depends on patch@
+@@
+static int snd_pcm_release(...) { ... }
++
++static int snd_pcm_revoke(struct file *file)
++{
++	struct snd_pcm_file *pcm_file = file->private_data;
++	struct snd_pcm_substream *substream = pcm_file->substream;
++	struct snd_pcm_runtime *runtime = substream->runtime;
++
++	snd_pcm_stream_lock_irq(substream);
++	if (snd_pcm_running(substream))
++		snd_pcm_stop(substream, SNDRV_PCM_STATE_SETUP);
++	__snd_pcm_set_state(runtime, SNDRV_PCM_STATE_DISCONNECTED);
++	wake_up(&runtime->sleep);
++	wake_up(&runtime->tsleep);
++	snd_pcm_stream_unlock_irq(substream);
++	snd_pcm_sync_stop(substream, false);
++	snd_kill_fasync_sync(runtime->fasync, SIGIO, POLL_ERR);
++	return 0;
++}
+
+@depends on snd_pcm@
+identifier fops;
+@@
+const struct file_operations fops[2] = {
+	{
+	...,
+	.release = snd_pcm_release,
++	.revoke = snd_pcm_revoke,
+	...
+	},
+	{
+	...,
+	.release = snd_pcm_release,
++	.revoke = snd_pcm_revoke,
+	...
+	}
+};
+
+// The revoked file's mappings no longer count (see pcm.h above).
+@depends on snd_pcm@
+identifier file, substream, pcm;
+iterator name scoped_guard;
+@@
+static int snd_pcm_release(struct inode *inode, struct file *file)
+{
+	...
+	scoped_guard(mutex, &pcm->open_mutex) {
++		if (revoke_file_revoked(file))
++			atomic_set(&substream->mmap_count, 0);
+		snd_pcm_release_substream(substream);
+		...
+	}
+	...
+}
+
+// The early ->fasync(-1) of a revoked (disconnected) stream must still
+// unregister the file.
+@depends on snd_pcm@
+identifier file, on, runtime;
+@@
+static int snd_pcm_fasync(int fd, struct file *file, int on)
+{
+	...
+-	if (runtime->state == SNDRV_PCM_STATE_DISCONNECTED)
++	if (runtime->state == SNDRV_PCM_STATE_DISCONNECTED && on)
+		return -EBADFD;
+	...
+}
+
+// seq: the fifo and the pool sleep outside the file's methods.
+@snd_seq_fifo depends on patch@
+identifier f, cellp, nonblock;
+@@
+int snd_seq_fifo_cell_out(struct snd_seq_fifo *f,
+			  struct snd_seq_event_cell **cellp,
+-			  int nonblock)
++			  int nonblock, const struct file *file)
+{
+	...
+	while (...) {
+-		if (nonblock) {
++		if (nonblock || (file && revoke_file_revoked(file))) {
+			...
+-			return -EAGAIN;
++			return file && revoke_file_revoked(file) ?
++			       revoke_file_error(file) : -EAGAIN;
+		}
+		...
+	}
+	...
+}
+
+@depends on patch@
+@@
+int snd_seq_fifo_cell_out(struct snd_seq_fifo *f, struct snd_seq_event_cell **cellp,
+-			  int nonblock);
++			  int nonblock, const struct file *file);
+
+@depends on patch@
+expression fifo, cell, nonblock;
+identifier file;
+@@
+static ssize_t snd_seq_read(struct file *file, ...)
+{
+	<...
+-	snd_seq_fifo_cell_out(fifo, &cell, nonblock)
++	snd_seq_fifo_cell_out(fifo, &cell, nonblock, file)
+	...>
+}
+
+@snd_seq_pool depends on patch@
+identifier pool, nonblock, file, err, L;
+@@
+static int snd_seq_cell_alloc(struct snd_seq_pool *pool, ..., int nonblock,
+			      struct file *file, ...)
+{
+	...
+-	while (pool->free == NULL && ! nonblock && ! pool->closing) {
++	while (pool->free == NULL && ! nonblock && ! pool->closing &&
++	       !(file && revoke_file_revoked(file))) {
+	...
+	}
++	if (file && revoke_file_revoked(file)) {
++		err = revoke_file_error(file);
++		goto L;
++	}
+	if (pool->closing) {
+		err = -ENOMEM;
+		goto L;
+	}
+	...
+}
+
+// The wait loops of the node types.
+@snd_wait_goto depends on patch@
+identifier fn =~ "^snd_";
+identifier file, L;
+expression err;
+@@
+fn(struct file *file, ...)
+{
+	<+...
+	while (...) {
+		...
++		if (revoke_file_revoked(file)) {
++			err = revoke_file_error(file);
++			goto L;
++		}
+		if (<+... O_NONBLOCK ...+>) {
+			err = -EAGAIN;
+			goto L;
+		}
+		...
+		add_wait_queue(...);
+		...
+	}
+	...+>
+}
+
+@snd_wait_ret depends on patch@
+identifier fn =~ "^snd_rawmidi_";
+identifier file, result;
+expression lock;
+@@
+fn(struct file *file, ...)
+{
+	<+...
+	while (...) {
+		...
++		if (revoke_file_revoked(file)) {
++			spin_unlock_irq(lock);
++			return result > 0 ? result : revoke_file_error(file);
++		}
+		if (<+... O_NONBLOCK ...+>) {
+			spin_unlock_irq(lock);
+			return result > 0 ? result : -EAGAIN;
+		}
+		...
+	}
+	...+>
+}
+
+@depends on snd_wait_ret@
+identifier snd_wait_ret.fn, snd_wait_ret.file, snd_wait_ret.result;
+expression wq, card;
+@@
+fn(struct file *file, ...)
+{
+	<+...
+	remove_wait_queue(wq, ...);
+	if (card->shutdown)
+		return -ENODEV;
++	if (revoke_file_revoked(file))
++		return result > 0 ? result : revoke_file_error(file);
+	...+>
+}
+
+@snd_inc depends on patch@
+@@
+#include <sound/core.h>
+
+@depends on snd_inc && (snd_ctl || snd_timer || snd_rawmidi || snd_hwdep || snd_seq ||
+		       snd_pcm || snd_seq_fifo || snd_seq_pool || snd_wait_goto)@
+@@
+#include <sound/core.h>
++#include <sound/revoke.h>
 
 // ------------------------------------------------------------------------
 // Report, context and org modes: char device fops without ->revoke.
