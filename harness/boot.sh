@@ -8,7 +8,7 @@ kernel=$1 initrd=$2 log=$3 mode=$4
 shift 4
 timeout=${BOOT_TIMEOUT:-900}
 
-append="console=ttyS0 panic=-1 revoke.mode=$mode ${KERNEL_ARGS:-}"
+append="console=ttyS0 panic=-1 revoke.mode=$mode snd_dummy.pcm_substreams=1 ${KERNEL_ARGS:-}"
 
 set +e
 timeout -s KILL "$timeout" qemu-system-x86_64 -nodefaults -no-reboot -nographic \

@@ -7,9 +7,7 @@
  */
 
 #include <dirent.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
 #include <linux/input.h>
 #include <linux/joystick.h>
 #include <linux/uinput.h>
@@ -116,83 +114,6 @@ static int udev_emit(struct udev *u, int type, int code, int value)
 	return 0;
 }
 
-/* ---- threads blocked in the kernel -------------------------------------- */
-
-enum how { B_READ, B_POLL, B_EPOLL };
-
-struct blocked {
-	pthread_t thread;
-	int fd;
-	enum how how;
-	size_t len;
-	int started, returned;		/* atomic */
-	int ret, err;
-	unsigned int revents;
-};
-
-static void *blocked_fn(void *arg)
-{
-	struct blocked *b = arg;
-	struct pollfd pfd = { .fd = b->fd, .events = POLLIN };
-	struct epoll_event ev = { .events = EPOLLIN };
-	char buf[256];
-	int ep;
-
-	__atomic_store_n(&b->started, 1, __ATOMIC_RELEASE);
-	switch (b->how) {
-	case B_READ:
-		b->ret = read(b->fd, buf, b->len);
-		break;
-	case B_POLL:
-		b->ret = poll(&pfd, 1, 30000);
-		b->revents = pfd.revents;
-		break;
-	case B_EPOLL:
-		ep = epoll_create1(0);
-		epoll_ctl(ep, EPOLL_CTL_ADD, b->fd, &ev);
-		b->ret = epoll_wait(ep, &ev, 1, 30000);
-		b->revents = ev.events;
-		close(ep);
-		break;
-	}
-	b->err = errno;
-	__atomic_store_n(&b->returned, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void block(struct blocked *b, int fd, enum how how, size_t len)
-{
-	*b = (struct blocked){ .fd = fd, .how = how, .len = len };
-	pthread_create(&b->thread, NULL, blocked_fn, b);
-	while (!__atomic_load_n(&b->started, __ATOMIC_ACQUIRE))
-		usleep(1000);
-}
-
-static bool still_blocked(struct blocked *b)
-{
-	return !__atomic_load_n(&b->returned, __ATOMIC_ACQUIRE);
-}
-
-/* Wait (up to 10 s: promptly, not after a driver timeout) for @b. */
-static bool unblocked(struct blocked *b)
-{
-	int i;
-
-	for (i = 0; i < 1000 && still_blocked(b); i++)
-		usleep(10000);
-	if (still_blocked(b))
-		return false;
-	pthread_join(b->thread, NULL);
-	return true;
-}
-
-static int sigio_count;
-
-static void sigio_handler(int sig)
-{
-	__atomic_fetch_add(&sigio_count, 1, __ATOMIC_RELAXED);
-}
-
 /* What a revoked input file looks like. */
 static int check_input_revoked(int fd)
 {
@@ -234,9 +155,8 @@ static int read_key(int fd, int *code)
  */
 TEST(evdev_session_switch)
 {
-	struct sigaction sa = { .sa_handler = sigio_handler };
-	struct blocked reader, poller, epoller;
-	int grab, fd, dupfd, asyncfd, got, fresh, code, i, sv[2];
+	struct waiter reader, poller, epoller;
+	int grab, fd, dupfd, asyncfd, got, fresh, code, sv[2];
 	struct udev u;
 	pid_t child;
 
@@ -249,11 +169,8 @@ TEST(evdev_session_switch)
 	dupfd = dup(fd);
 	ASSERT_GE(dupfd, 0);
 
-	ASSERT_EQ(sigaction(SIGIO, &sa, NULL), 0);
 	asyncfd = open(u.event, O_RDONLY);
 	ASSERT_GE(asyncfd, 0);
-	ASSERT_EQ(fcntl(asyncfd, F_SETOWN, getpid()), 0);
-	ASSERT_EQ(fcntl(asyncfd, F_SETFL, O_ASYNC), 0);
 
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
 	ASSERT_EQ(send_fd(sv[0], fd), 0);
@@ -267,30 +184,28 @@ TEST(evdev_session_switch)
 		      0 : 10);
 	}
 
-	block(&reader, grab, B_READ, sizeof(struct input_event));
-	block(&poller, fd, B_POLL, 0);
-	block(&epoller, dupfd, B_EPOLL, 0);
+	waiter_start(&reader, grab, W_READ, sizeof(struct input_event));
+	waiter_start(&poller, fd, W_POLL, 0);
+	waiter_start(&epoller, dupfd, W_EPOLL, 0);
 	usleep(200000);
-	EXPECT_TRUE(still_blocked(&reader));
-	EXPECT_TRUE(still_blocked(&poller));
-	EXPECT_TRUE(still_blocked(&epoller));
-	__atomic_store_n(&sigio_count, 0, __ATOMIC_RELAXED);
+	EXPECT_TRUE(waiter_sleeping(&reader));
+	EXPECT_TRUE(waiter_sleeping(&poller));
+	EXPECT_TRUE(waiter_sleeping(&epoller));
+	ASSERT_EQ(sigio_arm(asyncfd), 0);
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.event, 0), 0);
 
-	ASSERT_TRUE(unblocked(&reader));
+	ASSERT_TRUE(waiter_returned(&reader));
 	EXPECT_EQ(reader.ret, -1);
 	EXPECT_EQ(reader.err, ENXIO);
-	ASSERT_TRUE(unblocked(&poller));
+	ASSERT_TRUE(waiter_returned(&poller));
 	EXPECT_EQ(poller.ret, 1);
 	EXPECT_EQ(poller.revents, POLLERR | POLLHUP);
-	ASSERT_TRUE(unblocked(&epoller));
+	ASSERT_TRUE(waiter_returned(&epoller));
 	EXPECT_EQ(epoller.ret, 1);
 	EXPECT_EQ(epoller.revents, EPOLLERR | EPOLLHUP);
 	EXPECT_EQ(child_status(child), 0);
-	for (i = 0; i < 100 && !__atomic_load_n(&sigio_count, __ATOMIC_RELAXED); i++)
-		usleep(10000);
-	EXPECT_GT(__atomic_load_n(&sigio_count, __ATOMIC_RELAXED), 0);
+	EXPECT_TRUE(sigio_seen());
 
 	EXPECT_EQ(check_input_revoked(grab), 0);
 	EXPECT_EQ(check_input_revoked(dupfd), 0);
@@ -371,7 +286,7 @@ TEST(eviocrevoke_unchanged)
 /* Unplug revokes too, and keeps the errno user space expects: ENODEV. */
 TEST(evdev_unplug_enodev)
 {
-	struct blocked reader;
+	struct waiter reader;
 	struct input_event ev;
 	struct udev u;
 	int fd;
@@ -379,10 +294,10 @@ TEST(evdev_unplug_enodev)
 	ASSERT_EQ(udev_create(&u, "revoke-evdev-unplug", CAP_KBD), 0);
 	fd = open(u.event, O_RDONLY);
 	ASSERT_GE(fd, 0);
-	block(&reader, fd, B_READ, sizeof(struct input_event));
+	waiter_start(&reader, fd, W_READ, sizeof(struct input_event));
 	usleep(100000);
 	udev_destroy(&u);
-	ASSERT_TRUE(unblocked(&reader));
+	ASSERT_TRUE(waiter_returned(&reader));
 	EXPECT_EQ(reader.ret, -1);
 	EXPECT_EQ(reader.err, ENODEV);
 	EXPECT_EQ(read(fd, &ev, sizeof(ev)), -1);
@@ -409,7 +324,7 @@ TEST(evdev_revoke_then_unplug)
 /* mousedev and joydev nodes: blocked readers, then a working new open. */
 TEST(mousedev_joydev_session_switch)
 {
-	struct blocked mreader, jreader;
+	struct waiter mreader, jreader;
 	struct js_event js;
 	unsigned char ps2[3];
 	int mfd, jfd, efd, flags;
@@ -430,22 +345,22 @@ TEST(mousedev_joydev_session_switch)
 	efd = open(u.event, O_RDONLY);
 	ASSERT_GE(efd, 0);
 
-	block(&mreader, mfd, B_READ, sizeof(ps2));
-	block(&jreader, jfd, B_READ, sizeof(js));
+	waiter_start(&mreader, mfd, W_READ, sizeof(ps2));
+	waiter_start(&jreader, jfd, W_READ, sizeof(js));
 	usleep(200000);
-	EXPECT_TRUE(still_blocked(&mreader));
-	EXPECT_TRUE(still_blocked(&jreader));
+	EXPECT_TRUE(waiter_sleeping(&mreader));
+	EXPECT_TRUE(waiter_sleeping(&jreader));
 
 	/* One node at a time: the joystick reader sleeps on. */
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.mouse, 0), 0);
-	ASSERT_TRUE(unblocked(&mreader));
+	ASSERT_TRUE(waiter_returned(&mreader));
 	EXPECT_EQ(mreader.ret, -1);
 	EXPECT_EQ(mreader.err, ENXIO);
 	usleep(50000);
-	EXPECT_TRUE(still_blocked(&jreader));
+	EXPECT_TRUE(waiter_sleeping(&jreader));
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.js, 0), 0);
-	ASSERT_TRUE(unblocked(&jreader));
+	ASSERT_TRUE(waiter_returned(&jreader));
 	EXPECT_EQ(jreader.ret, -1);
 	EXPECT_EQ(jreader.err, ENXIO);
 	EXPECT_EQ(read(mfd, ps2, sizeof(ps2)), -1);

@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -159,6 +162,152 @@ static inline int recv_fd(int sock)
 		return -1;
 	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
 	return fd;
+}
+
+/* ---- SIGBUS -------------------------------------------------------------- */
+
+static sigjmp_buf sigbus_jmp;
+
+static inline void sigbus_handler(int sig)
+{
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Load *@p into *@val, or store *@val there; true if that raised SIGBUS. */
+static inline bool touch_sigbus(unsigned int *p, bool store, unsigned int *val)
+{
+	struct sigaction sa = { .sa_handler = sigbus_handler };
+	struct sigaction old;
+	bool bus = false;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jmp, 1))
+		bus = true;
+	else if (store)
+		__atomic_store_n(p, *val, __ATOMIC_RELAXED);
+	else
+		*val = __atomic_load_n(p, __ATOMIC_RELAXED);
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+static inline bool read_sigbus(unsigned int *p, unsigned int *val)
+{
+	return touch_sigbus(p, false, val);
+}
+
+static inline bool write_sigbus(unsigned int *p, unsigned int val)
+{
+	return touch_sigbus(p, true, &val);
+}
+
+/* ---- a thread blocked in the kernel ------------------------------------ */
+
+enum wait_how { W_READ, W_POLL, W_EPOLL };
+
+struct waiter {
+	pthread_t thread;
+	int fd;
+	enum wait_how how;
+	size_t len;
+	int started, returned;		/* atomic */
+	ssize_t ret;
+	int err;
+	unsigned int revents;
+};
+
+static inline void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+	struct epoll_event ev = { .events = EPOLLIN };
+	char buf[4096];
+	int ep;
+
+	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+	switch (w->how) {
+	case W_READ:
+		w->ret = read(w->fd, buf, w->len);
+		break;
+	case W_POLL:
+		w->ret = poll(&pfd, 1, 30000);
+		w->revents = pfd.revents;
+		break;
+	case W_EPOLL:
+		ep = epoll_create1(0);
+		epoll_ctl(ep, EPOLL_CTL_ADD, w->fd, &ev);
+		w->ret = epoll_wait(ep, &ev, 1, 30000);
+		w->revents = ev.events;
+		close(ep);
+		break;
+	}
+	w->err = errno;
+	__atomic_store_n(&w->returned, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Start a thread that reads @len bytes of @fd, or polls it. */
+static inline void waiter_start(struct waiter *w, int fd, enum wait_how how,
+				size_t len)
+{
+	*w = (struct waiter){ .fd = fd, .how = how, .len = len };
+	pthread_create(&w->thread, NULL, waiter_fn, w);
+	while (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static inline bool waiter_sleeping(struct waiter *w)
+{
+	return !__atomic_load_n(&w->returned, __ATOMIC_ACQUIRE);
+}
+
+/* Wait (up to 10 s: promptly, not after a driver timeout) for @w. */
+static inline bool waiter_returned(struct waiter *w)
+{
+	int i;
+
+	for (i = 0; i < 1000 && waiter_sleeping(w); i++)
+		usleep(10000);
+	if (waiter_sleeping(w))
+		return false;
+	pthread_join(w->thread, NULL);
+	return true;
+}
+
+/* ---- SIGIO -------------------------------------------------------------- */
+
+static int sigio_count;
+
+static inline void sigio_handler(int sig)
+{
+	__atomic_fetch_add(&sigio_count, 1, __ATOMIC_RELAXED);
+}
+
+static inline int sigios(void)
+{
+	return __atomic_load_n(&sigio_count, __ATOMIC_RELAXED);
+}
+
+/* Catch SIGIO, make @fd signal us, and forget earlier signals. */
+static inline int sigio_arm(int fd)
+{
+	struct sigaction sa = { .sa_handler = sigio_handler };
+
+	if (sigaction(SIGIO, &sa, NULL) || fcntl(fd, F_SETOWN, getpid()) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+		return -1;
+	__atomic_store_n(&sigio_count, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Wait up to a second for a SIGIO. */
+static inline bool sigio_seen(void)
+{
+	int i;
+
+	for (i = 0; i < 100 && !sigios(); i++)
+		usleep(10000);
+	return sigios() > 0;
 }
 
 #endif /* REVOKE_UTIL_H */

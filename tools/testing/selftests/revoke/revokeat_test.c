@@ -52,41 +52,6 @@ static int drop_to_user(uid_t uid)
 	return setresgid(uid, uid, uid) || setresuid(uid, uid, uid);
 }
 
-static sigjmp_buf sigbus_jmp;
-
-static void sigbus_handler(int sig)
-{
-	siglongjmp(sigbus_jmp, 1);
-}
-
-/* Load *@p into *@val, or store *@val there; true if that raised SIGBUS. */
-static bool touch_sigbus(unsigned int *p, bool store, unsigned int *val)
-{
-	struct sigaction sa = { .sa_handler = sigbus_handler };
-	struct sigaction old;
-	bool bus = false;
-
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(sigbus_jmp, 1))
-		bus = true;
-	else if (store)
-		__atomic_store_n(p, *val, __ATOMIC_RELAXED);
-	else
-		*val = __atomic_load_n(p, __ATOMIC_RELAXED);
-	sigaction(SIGBUS, &old, NULL);
-	return bus;
-}
-
-static bool read_sigbus(unsigned int *p, unsigned int *val)
-{
-	return touch_sigbus(p, false, val);
-}
-
-static bool write_sigbus(unsigned int *p, unsigned int val)
-{
-	return touch_sigbus(p, true, &val);
-}
-
 /* ---- errnos of the system call ---------------------------------------- */
 
 TEST(flags_einval)
@@ -702,18 +667,6 @@ TEST(g4_blocked_epoll)
 TEST(g4_blocked_select)
 {
 	run_blocked(_metadata, B_SELECT, 1, 0, 1);
-}
-
-static int sigio_count;
-
-static void sigio_handler(int sig)
-{
-	__atomic_fetch_add(&sigio_count, 1, __ATOMIC_RELAXED);
-}
-
-static int sigios(void)
-{
-	return __atomic_load_n(&sigio_count, __ATOMIC_RELAXED);
 }
 
 TEST(g4_sigio_owner_signalled)

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * revokeat(2) on /dev/snd nodes, with raw ioctls (no alsa-lib): what a
+ * session manager does to take the sound devices away from the previous
+ * user.  snd-dummy is booted with pcm_substreams=1, so a PCM that is still
+ * held shows as EBUSY to the next user; snd-aloop provides mmap, snd-virmidi
+ * rawmidi; the timer and sequencer nodes are global.
+ */
+
+#include <stdlib.h>
+#include <sound/asound.h>
+#include <sound/asequencer.h>
+
+#include "kselftest_harness.h"
+#include "revoke_util.h"
+
+#define PERIOD_FRAMES	1024
+#define BUFFER_FRAMES	4096
+#define FRAME_BYTES	4		/* S16_LE, 2 channels */
+
+/* The card whose id is @id, or -1. */
+static int find_card(const char *id)
+{
+	char path[64];
+	int card;
+
+	for (card = 0; card < 8; card++) {
+		struct snd_ctl_card_info info = {};
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/snd/controlC%d", card);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		if (!ioctl(fd, SNDRV_CTL_IOCTL_CARD_INFO, &info) &&
+		    !strcmp((char *)info.id, id)) {
+			close(fd);
+			return card;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+static void node(char *buf, size_t len, const char *fmt, int card)
+{
+	snprintf(buf, len, fmt, card);
+}
+
+static void pcm_set(struct snd_pcm_hw_params *p, int param, unsigned int v)
+{
+	struct snd_interval *iv;
+
+	iv = &p->intervals[param - SNDRV_PCM_HW_PARAM_FIRST_INTERVAL];
+	iv->min = v;
+	iv->max = v;
+	iv->integer = 1;
+}
+
+/* hw_params: 48 kHz stereo S16_LE, with @access. */
+static int pcm_setup(int fd, int access)
+{
+	struct snd_pcm_hw_params p;
+	int i, version = SNDRV_PCM_VERSION;
+	struct snd_mask *m;
+
+	/* The status and control pages are mapped by recent user space. */
+	if (ioctl(fd, SNDRV_PCM_IOCTL_USER_PVERSION, &version))
+		return -1;
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i <= SNDRV_PCM_HW_PARAM_LAST_MASK; i++)
+		memset(&p.masks[i], 0xff, sizeof(p.masks[i]));
+	for (i = 0; i <= SNDRV_PCM_HW_PARAM_LAST_INTERVAL -
+			 SNDRV_PCM_HW_PARAM_FIRST_INTERVAL; i++)
+		p.intervals[i].max = ~0U;
+	p.rmask = ~0U;
+	p.info = ~0U;
+
+	m = &p.masks[SNDRV_PCM_HW_PARAM_ACCESS];
+	memset(m, 0, sizeof(*m));
+	m->bits[0] = 1U << access;
+	m = &p.masks[SNDRV_PCM_HW_PARAM_FORMAT];
+	memset(m, 0, sizeof(*m));
+	m->bits[0] = 1U << SNDRV_PCM_FORMAT_S16_LE;
+	m = &p.masks[SNDRV_PCM_HW_PARAM_SUBFORMAT];
+	memset(m, 0, sizeof(*m));
+	m->bits[0] = 1U << SNDRV_PCM_SUBFORMAT_STD;
+	pcm_set(&p, SNDRV_PCM_HW_PARAM_CHANNELS, 2);
+	pcm_set(&p, SNDRV_PCM_HW_PARAM_RATE, 48000);
+	pcm_set(&p, SNDRV_PCM_HW_PARAM_PERIOD_SIZE, PERIOD_FRAMES);
+	pcm_set(&p, SNDRV_PCM_HW_PARAM_BUFFER_SIZE, BUFFER_FRAMES);
+	if (ioctl(fd, SNDRV_PCM_IOCTL_HW_PARAMS, &p))
+		return -1;
+	return ioctl(fd, SNDRV_PCM_IOCTL_PREPARE);
+}
+
+/* A thread that plays until the file stops working. */
+struct player {
+	pthread_t thread;
+	int fd;
+	int started, stopped;		/* atomic */
+	int err;			/* errno of the failed write */
+	int after;			/* errno of the write after that */
+};
+
+static void *player_fn(void *arg)
+{
+	static char silence[PERIOD_FRAMES * FRAME_BYTES];
+	struct player *pl = arg;
+
+	for (;;) {
+		ssize_t n = write(pl->fd, silence, sizeof(silence));
+
+		__atomic_store_n(&pl->started, 1, __ATOMIC_RELEASE);
+		if (n < 0)
+			break;
+	}
+	pl->err = errno;
+	pl->after = write(pl->fd, silence, sizeof(silence)) < 0 ? errno : 0;
+	__atomic_store_n(&pl->stopped, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void player_start(struct player *pl, int fd)
+{
+	*pl = (struct player){ .fd = fd };
+	pthread_create(&pl->thread, NULL, player_fn, pl);
+	while (!__atomic_load_n(&pl->started, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static bool player_stopped(struct player *pl)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&pl->stopped, __ATOMIC_ACQUIRE)) {
+			pthread_join(pl->thread, NULL);
+			return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
+/* What a revoked PCM file looks like. */
+static int check_pcm_revoked(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int version;
+	struct stat st;
+
+	if (ioctl(fd, SNDRV_PCM_IOCTL_PVERSION, &version) != -1 ||
+	    errno != ENXIO)
+		return 1;
+	if (ioctl(fd, SNDRV_PCM_IOCTL_PREPARE) != -1 || errno != ENXIO)
+		return 2;
+	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
+		return 3;
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return 4;
+	return 0;
+}
+
+FIXTURE(dummy) {
+	int card;
+	char pcm[64], ctl[64];
+};
+
+FIXTURE_SETUP(dummy)
+{
+	self->card = find_card("Dummy");
+	ASSERT_GE(self->card, 0);
+	node(self->pcm, sizeof(self->pcm), "/dev/snd/pcmC%dD0p", self->card);
+	node(self->ctl, sizeof(self->ctl), "/dev/snd/controlC%d", self->card);
+}
+
+FIXTURE_TEARDOWN(dummy)
+{
+}
+
+/*
+ * The previous user plays; a forked child shares the file; a copy waits
+ * in an unread SCM_RIGHTS message.  The substream is busy for anybody
+ * else.  One revokeat() stops the stream and frees the substream: the
+ * next user opens and plays at once.
+ */
+TEST_F(dummy, pcm_session_switch)
+{
+	static char period[PERIOD_FRAMES * FRAME_BYTES];
+	int fd, busy, got, fresh, sv[2];
+	struct player pl;
+	pid_t child;
+
+	fd = open(self->pcm, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pcm_setup(fd, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	player_start(&pl, fd);
+
+	busy = open(self->pcm, O_RDWR | O_NONBLOCK);
+	EXPECT_EQ(busy, -1);
+	EXPECT_EQ(errno, EBUSY);
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	ASSERT_EQ(send_fd(sv[0], fd), 0);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		int version;
+
+		/* Wait for the revoke, then look at the inherited file. */
+		while (ioctl(fd, SNDRV_PCM_IOCTL_PVERSION, &version) == 0)
+			usleep(10000);
+		_exit(check_pcm_revoked(fd));
+	}
+	usleep(100000);
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->pcm, 0), 0);
+
+	/* A write blocked at the revoke ends as for a disconnect; then ENXIO. */
+	ASSERT_TRUE(player_stopped(&pl));
+	EXPECT_TRUE(pl.err == EBADFD || pl.err == ENXIO) TH_LOG("%d", pl.err);
+	EXPECT_EQ(pl.after, ENXIO);
+	EXPECT_EQ(check_pcm_revoked(fd), 0);
+	EXPECT_EQ(child_status(child), 0);
+	got = recv_fd(sv[1]);
+	ASSERT_GE(got, 0);
+	EXPECT_EQ(check_pcm_revoked(got), 0);
+
+	/* The next user: no EBUSY, and it plays. */
+	fresh = open(self->pcm, O_RDWR | O_NONBLOCK);
+	ASSERT_GE(fresh, 0) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(pcm_setup(fresh, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	EXPECT_EQ(write(fresh, period, sizeof(period)), sizeof(period));
+	EXPECT_EQ(close(fresh), 0);
+	EXPECT_EQ(close(got), 0);
+	EXPECT_EQ(close(fd), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A capture reader blocked in read() comes back promptly. */
+TEST_F(dummy, pcm_blocked_capture_read)
+{
+	struct waiter reader;
+	char path[64];
+	int fd;
+
+	node(path, sizeof(path), "/dev/snd/pcmC%dD0c", self->card);
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pcm_setup(fd, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	ASSERT_EQ(ioctl(fd, SNDRV_PCM_IOCTL_START), 0);
+	/* Far more than the buffer: the read sleeps for it. */
+	waiter_start(&reader, fd, W_READ, 4096);
+	usleep(10000);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	ASSERT_TRUE(waiter_returned(&reader));
+	/* What it had read, or the error of a disconnected stream. */
+	EXPECT_TRUE(reader.ret > 0 || reader.err == EBADFD ||
+		    reader.err == ENXIO) TH_LOG("%zd %d", reader.ret, reader.err);
+	EXPECT_EQ(check_pcm_revoked(fd), 0);
+	close(fd);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(pcm_setup(fd, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	close(fd);
+}
+
+/* A control reader blocked on events, a poller and a SIGIO owner. */
+TEST_F(dummy, control_blocked_event_read)
+{
+	struct waiter reader, poller;
+	struct snd_ctl_event ev;
+	int fd, pfd, subscribe = 1, version;
+
+	fd = open(self->ctl, O_RDWR);
+	pfd = open(self->ctl, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(pfd, 0);
+	ASSERT_EQ(ioctl(fd, SNDRV_CTL_IOCTL_SUBSCRIBE_EVENTS, &subscribe), 0);
+	ASSERT_EQ(ioctl(pfd, SNDRV_CTL_IOCTL_SUBSCRIBE_EVENTS, &subscribe), 0);
+	ASSERT_EQ(sigio_arm(pfd), 0);
+	waiter_start(&reader, fd, W_READ, sizeof(ev));
+	waiter_start(&poller, pfd, W_POLL, 0);
+	usleep(100000);
+	EXPECT_TRUE(waiter_sleeping(&reader));
+	EXPECT_TRUE(waiter_sleeping(&poller));
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->ctl, 0), 0);
+	ASSERT_TRUE(waiter_returned(&reader));
+	EXPECT_EQ(reader.ret, -1);
+	EXPECT_EQ(reader.err, ENXIO);
+	ASSERT_TRUE(waiter_returned(&poller));
+	EXPECT_EQ(poller.ret, 1);
+	EXPECT_EQ(poller.revents, POLLERR | POLLHUP);
+	EXPECT_TRUE(sigio_seen());
+	EXPECT_EQ(ioctl(fd, SNDRV_CTL_IOCTL_PVERSION, &version), -1);
+	EXPECT_EQ(errno, ENXIO);
+	close(fd);
+	close(pfd);
+
+	fd = open(self->ctl, O_RDWR);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, SNDRV_CTL_IOCTL_PVERSION, &version), 0);
+	close(fd);
+}
+
+/* One node of the card: the card's other nodes keep working. */
+TEST_F(dummy, other_nodes_untouched)
+{
+	int pcm, ctl, version;
+
+	ctl = open(self->ctl, O_RDWR);
+	pcm = open(self->pcm, O_RDWR | O_NONBLOCK);
+	ASSERT_GE(ctl, 0);
+	ASSERT_GE(pcm, 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->pcm, 0), 0);
+	EXPECT_EQ(check_pcm_revoked(pcm), 0);
+	EXPECT_EQ(ioctl(ctl, SNDRV_CTL_IOCTL_PVERSION, &version), 0);
+	close(pcm);
+	close(ctl);
+}
+
+/*
+ * snd-aloop, mmap: the data area and the status page raise SIGBUS after
+ * the revoke, and the dead mapping does not keep the next user from
+ * setting hw_params (which ALSA refuses while the buffer is mapped).
+ */
+TEST(aloop_mmap_sigbus)
+{
+	size_t len = BUFFER_FRAMES * FRAME_BYTES;
+	unsigned int *data, *status, val;
+	char path[64];
+	int card, fd, fresh;
+
+	card = find_card("Loopback");
+	ASSERT_GE(card, 0);
+	node(path, sizeof(path), "/dev/snd/pcmC%dD0p", card);
+	fd = open(path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pcm_setup(fd, SNDRV_PCM_ACCESS_MMAP_INTERLEAVED), 0);
+	data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    SNDRV_PCM_MMAP_OFFSET_DATA);
+	ASSERT_NE(data, MAP_FAILED);
+	status = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		      SNDRV_PCM_MMAP_OFFSET_STATUS_NEW);
+	ASSERT_NE(status, MAP_FAILED);
+	EXPECT_FALSE(read_sigbus(data, &val));
+	EXPECT_FALSE(read_sigbus(status, &val));
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	EXPECT_TRUE(read_sigbus(data, &val));
+	EXPECT_TRUE(write_sigbus(data, 1));
+	EXPECT_TRUE(read_sigbus(data + len / sizeof(*data) - 1, &val));
+	EXPECT_TRUE(read_sigbus(status, &val));
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		       SNDRV_PCM_MMAP_OFFSET_DATA), MAP_FAILED);
+	EXPECT_EQ(errno, ENXIO);
+
+	/* The old mapping is still there, and does not count. */
+	fresh = open(path, O_RDWR | O_NONBLOCK);
+	ASSERT_GE(fresh, 0);
+	EXPECT_EQ(pcm_setup(fresh, SNDRV_PCM_ACCESS_MMAP_INTERLEAVED), 0)
+		TH_LOG("hw_params: %s", strerror(errno));
+	EXPECT_EQ(ioctl(fresh, SNDRV_PCM_IOCTL_HW_FREE), 0);
+	EXPECT_EQ(munmap(data, len), 0);
+	EXPECT_EQ(munmap(status, 4096), 0);
+	/* Nor does its unmapping: hw_params again, map, and free is refused. */
+	ASSERT_EQ(pcm_setup(fresh, SNDRV_PCM_ACCESS_MMAP_INTERLEAVED), 0);
+	data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fresh,
+		    SNDRV_PCM_MMAP_OFFSET_DATA);
+	ASSERT_NE(data, MAP_FAILED);
+	EXPECT_EQ(ioctl(fresh, SNDRV_PCM_IOCTL_HW_FREE), -1);
+	EXPECT_EQ(errno, EBADFD);
+	EXPECT_EQ(munmap(data, len), 0);
+	EXPECT_EQ(ioctl(fresh, SNDRV_PCM_IOCTL_HW_FREE), 0);
+	close(fresh);
+	close(fd);
+}
+
+/* The global timer node: a blocked reader and a SIGIO owner. */
+TEST(timer_blocked_read)
+{
+	struct waiter reader;
+	int fd, version;
+
+	fd = open("/dev/snd/timer", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(sigio_arm(fd), 0);
+	waiter_start(&reader, fd, W_READ, sizeof(struct snd_timer_read));
+	usleep(100000);
+	EXPECT_TRUE(waiter_sleeping(&reader));
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, "/dev/snd/timer", 0), 0);
+	ASSERT_TRUE(waiter_returned(&reader));
+	EXPECT_EQ(reader.ret, -1);
+	EXPECT_EQ(reader.err, ENXIO);
+	EXPECT_TRUE(sigio_seen());
+	close(fd);
+	fd = open("/dev/snd/timer", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, SNDRV_TIMER_IOCTL_PVERSION, &version), 0);
+	close(fd);
+}
+
+/* The sequencer: a client blocked reading its input. */
+TEST(seq_blocked_read)
+{
+	struct waiter reader;
+	int fd, version;
+
+	fd = open("/dev/snd/seq", O_RDWR);
+	ASSERT_GE(fd, 0);
+	waiter_start(&reader, fd, W_READ, sizeof(struct snd_seq_event));
+	usleep(100000);
+	EXPECT_TRUE(waiter_sleeping(&reader));
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, "/dev/snd/seq", 0), 0);
+	ASSERT_TRUE(waiter_returned(&reader));
+	EXPECT_EQ(reader.ret, -1);
+	EXPECT_EQ(reader.err, ENXIO);
+	EXPECT_EQ(ioctl(fd, SNDRV_SEQ_IOCTL_PVERSION, &version), -1);
+	EXPECT_EQ(errno, ENXIO);
+	close(fd);
+	fd = open("/dev/snd/seq", O_RDWR);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, SNDRV_SEQ_IOCTL_PVERSION, &version), 0);
+	close(fd);
+}
+
+/* rawmidi (snd-virmidi): a reader blocked on input. */
+TEST(rawmidi_blocked_read)
+{
+	struct waiter reader;
+	char path[64];
+	int card, fd;
+
+	card = find_card("VirMIDI");
+	ASSERT_GE(card, 0);
+	node(path, sizeof(path), "/dev/snd/midiC%dD0", card);
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	waiter_start(&reader, fd, W_READ, 16);
+	usleep(100000);
+	EXPECT_TRUE(waiter_sleeping(&reader));
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	ASSERT_TRUE(waiter_returned(&reader));
+	EXPECT_EQ(reader.ret, -1);
+	EXPECT_EQ(reader.err, ENXIO);
+	close(fd);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	EXPECT_GE(fd, 0) TH_LOG("open: %s", strerror(errno));
+	close(fd);
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+#define DUMMY_DRV "/sys/bus/platform/drivers/snd_dummy/"
+
+/*
+ * Unplug: ALSA's own disconnect still works with revocable files open,
+ * including files revoked before, and a revoke racing the disconnect.
+ * Files that the unplug took answer ENODEV, as before.
+ */
+TEST_F(dummy, card_unplug)
+{
+	int ctl, pcm, old, version;
+	struct waiter reader;
+	struct snd_ctl_event ev;
+	int subscribe = 1;
+	pid_t child;
+
+	old = open(self->ctl, O_RDWR);
+	ASSERT_GE(old, 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->ctl, 0), 0);
+	ctl = open(self->ctl, O_RDWR);
+	pcm = open(self->pcm, O_RDWR | O_NONBLOCK);
+	ASSERT_GE(ctl, 0);
+	ASSERT_GE(pcm, 0);
+	ASSERT_EQ(pcm_setup(pcm, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	ASSERT_EQ(ioctl(ctl, SNDRV_CTL_IOCTL_SUBSCRIBE_EVENTS, &subscribe), 0);
+	waiter_start(&reader, ctl, W_READ, sizeof(ev));
+	usleep(50000);
+
+	/* A revoke of the PCM races the unplug. */
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (!child) {
+		int ret = sys_revokeat(AT_FDCWD, self->pcm, 0);
+
+		_exit(ret == 0 || errno == ENOENT || errno == ENXIO ? 0 : 1);
+	}
+	ASSERT_EQ(sysfs_write(DUMMY_DRV "unbind", "snd_dummy.0"), 0);
+	EXPECT_EQ(child_status(child), 0);
+
+	ASSERT_TRUE(waiter_returned(&reader));
+	EXPECT_EQ(reader.ret, -1);
+	EXPECT_EQ(reader.err, ENODEV);
+	EXPECT_EQ(ioctl(ctl, SNDRV_CTL_IOCTL_PVERSION, &version), -1);
+	EXPECT_EQ(errno, ENODEV);
+	EXPECT_EQ(ioctl(pcm, SNDRV_PCM_IOCTL_PVERSION, &version), -1);
+	EXPECT_TRUE(errno == ENODEV || errno == ENXIO);
+	EXPECT_EQ(ioctl(old, SNDRV_CTL_IOCTL_PVERSION, &version), -1);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(close(ctl), 0);
+	EXPECT_EQ(close(pcm), 0);
+	EXPECT_EQ(close(old), 0);
+
+	/* Plugged again, the card works. */
+	ASSERT_EQ(sysfs_write(DUMMY_DRV "bind", "snd_dummy.0"), 0);
+	self->card = find_card("Dummy");
+	ASSERT_GE(self->card, 0);
+	node(self->pcm, sizeof(self->pcm), "/dev/snd/pcmC%dD0p", self->card);
+	pcm = open(self->pcm, O_RDWR | O_NONBLOCK);
+	ASSERT_GE(pcm, 0);
+	EXPECT_EQ(pcm_setup(pcm, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	close(pcm);
+}
+
+TEST_HARNESS_MAIN
