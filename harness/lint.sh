@@ -91,7 +91,12 @@ for o in $upstream; do
 	[ -f "$OBJ_TEST/$o" ] && built="$built $o"
 done
 if [ -n "$built" ]; then
-	norm() { grep -E ': (warning|error):' | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort; }
+	# Compare "file: message", without the tree's path and line numbers.
+	norm() {
+		grep -E ': (warning|error):' |
+			sed -E "s#^($TREE|$PRISTINE)/##; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
+			sort
+	}
 	# shellcheck disable=SC2086
 	lint_build "$OBJ_LINT" "$TREE" $built | norm >"$LOGS/lint-upstream-new.txt" || true
 	# shellcheck disable=SC2086
