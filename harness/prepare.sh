@@ -103,16 +103,21 @@ if [ -f "$TOP/$COCCI" ]; then
 	out=$BUILD/cocci/revoke-cocci.diff
 	# --use-coccigrep: spatch would otherwise ask git (the project's own
 	# repository, which ignores build/) which files to look at.
-	: >"$out.raw"
 	: >"$BUILD/cocci/spatch.log"
-	for d in $COCCI_DIRS; do
-		(cd "$STAGE" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
-			-D patch --no-includes --include-headers \
-			--use-coccigrep --patch . --dir "$d" \
-			--jobs "$JOBS" --chunksize 1) >>"$out.raw" \
-			2>>"$BUILD/cocci/spatch.log" ||
-			{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed on $d"; }
-	done
+	# run_spatch OUT: the semantic patch's diff of $STAGE, in $COCCI_DIRS.
+	run_spatch() {
+		local d
+		: >"$1"
+		for d in $COCCI_DIRS; do
+			(cd "$STAGE" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
+				-D patch --no-includes --include-headers \
+				--use-coccigrep --patch . --dir "$d" \
+				--jobs "$JOBS" --chunksize 1) >>"$1" \
+				2>>"$BUILD/cocci/spatch.log" ||
+				{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed on $d"; }
+		done
+	}
+	run_spatch "$out.raw"
 	# Stable, reviewable form: file order and the a/ b/ prefixes.
 	python3 "$TOP/harness/normdiff.py" <"$out.raw" >"$out"
 	if [ ! -f "$COCCI_EXPECTED" ]; then
@@ -124,6 +129,12 @@ if [ -f "$TOP/$COCCI" ]; then
 	fi
 	patch -d "$STAGE" -p1 -N -s --fuzz=0 --no-backup-if-mismatch <"$out" ||
 		die "semantic patch output does not apply"
+	# Converted code must be a fixed point: a second run changes nothing.
+	run_spatch "$out.again"
+	if [ -s "$out.again" ]; then
+		head -40 "$out.again" >&2
+		die "the semantic patch changes its own output again (see $out.again)"
+	fi
 	patched_files "$out" >>"$touched"
 	info "semantic patch: $(grep -c '^+++ ' "$out") files converted"
 else

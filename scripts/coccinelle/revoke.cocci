@@ -18,7 +18,7 @@
 /// snd_register_device()) that have no ->revoke.
 ///
 // Confidence: High for the patch mode (it only converts the shape above);
-// Moderate for the report, which may miss fops registered indirectly.
+// Moderate for the report, which may miss fo registered indirectly.
 // Copyright: (C) 2026 The revoke authors.
 // Comments:
 // Options: --no-includes --include-headers
@@ -37,9 +37,9 @@ identifier handler;
 struct input_handler handler = { ... };
 
 @ifops depends on patch && ihandler@
-identifier fops, rd, fa;
+identifier fo, rd, fa;
 @@
-struct file_operations fops = {
+struct file_operations fo = {
 	...,
 	.read = rd,
 	...,
@@ -49,10 +49,10 @@ struct file_operations fops = {
 
 // Converted already: running the semantic patch again changes nothing.
 @idone depends on ifops@
-identifier ifops.fops;
+identifier ifops.fo;
 expression E;
 @@
-struct file_operations fops = {
+struct file_operations fo = {
 	...,
 	.revoke = E,
 	...
@@ -134,9 +134,9 @@ int fa(...) { ... }
 +}
 
 @depends on ifasync@
-identifier ifops.fops, ifops.fa, iname.hook;
+identifier ifops.fo, ifops.fa, iname.hook;
 @@
-struct file_operations fops = {
+struct file_operations fo = {
 	...,
 	.fasync = fa,
 +	.revoke = hook,
@@ -172,6 +172,22 @@ rd(struct file *file, ...)
 // wakes its sleepers, and its open-coded wait loops stop for a revoke where
 // they stop for O_NONBLOCK (before sleeping, under the lock the ->revoke
 // wakes under) and for a card shutdown (after waking).
+
+// Converted already: running the semantic patch again changes nothing.
+@snd_done depends on patch@
+identifier f =~ "^snd_.*_revoke$";
+identifier file;
+@@
+f(struct file *file) { ... }
+
+@snd_misc_done depends on patch@
+@@
+snd_kill_fasync_sync(...) { ... }
+
+@snd_disconnect_done depends on patch@
+expression E;
+@@
+revoke_file_tracked(E)
 
 // sound.c: the minors.
 @snd_core depends on patch@
@@ -233,7 +249,7 @@ int snd_unregister_device(struct device *dev)
 
 // init.c: the framework never lets f_op change under a live file; the
 // node's unregistration revokes it instead.
-@snd_disconnect depends on patch@
+@snd_disconnect depends on patch && !snd_disconnect_done@
 identifier mfile, card, list;
 iterator name list_for_each_entry;
 @@
@@ -255,7 +271,7 @@ void snd_card_disconnect(struct snd_card *card)
 
 // misc.c: ->revoke runs just before the framework unregisters the file's
 // fasync entry, which would drop a deferred signal.
-@snd_misc depends on patch@
+@snd_misc depends on patch && !snd_misc_done@
 declarer name EXPORT_SYMBOL_GPL;
 identifier fasync;
 @@
@@ -318,7 +334,7 @@ static inline void snd_pcm_mmap_data_close(struct vm_area_struct *area)
 +#include <linux/revoke.h>
 
 // Each node type's ->revoke, after its ->release.
-@snd_ctl depends on patch@
+@snd_ctl depends on patch && !snd_done@
 @@
 static int snd_ctl_release(...) { ... }
 +
@@ -334,16 +350,16 @@ static int snd_ctl_release(...) { ... }
 +}
 
 @depends on snd_ctl@
-identifier fops;
+identifier fo;
 @@
-static const struct file_operations fops = {
+static const struct file_operations fo = {
 	...,
 	.release = snd_ctl_release,
 +	.revoke = snd_ctl_revoke,
 	...
 };
 
-@snd_timer depends on patch@
+@snd_timer depends on patch && !snd_done@
 @@
 static int snd_timer_user_release(...) { ... }
 +
@@ -359,16 +375,16 @@ static int snd_timer_user_release(...) { ... }
 +}
 
 @depends on snd_timer@
-identifier fops;
+identifier fo;
 @@
-static const struct file_operations fops = {
+static const struct file_operations fo = {
 	...,
 	.release = snd_timer_user_release,
 +	.revoke = snd_timer_user_revoke,
 	...
 };
 
-@snd_rawmidi depends on patch@
+@snd_rawmidi depends on patch && !snd_done@
 @@
 static int snd_rawmidi_release(...) { ... }
 +
@@ -394,16 +410,16 @@ static int snd_rawmidi_release(...) { ... }
 +}
 
 @depends on snd_rawmidi@
-identifier fops;
+identifier fo;
 @@
-static const struct file_operations fops = {
+static const struct file_operations fo = {
 	...,
 	.release = snd_rawmidi_release,
 +	.revoke = snd_rawmidi_revoke,
 	...
 };
 
-@snd_hwdep depends on patch@
+@snd_hwdep depends on patch && !snd_done@
 @@
 static int snd_hwdep_release(...) { ... }
 +
@@ -418,16 +434,16 @@ static int snd_hwdep_release(...) { ... }
 +}
 
 @depends on snd_hwdep@
-identifier fops;
+identifier fo;
 @@
-static const struct file_operations fops = {
+static const struct file_operations fo = {
 	...,
 	.release = snd_hwdep_release,
 +	.revoke = snd_hwdep_revoke,
 	...
 };
 
-@snd_seq depends on patch@
+@snd_seq depends on patch && !snd_done@
 @@
 static int snd_seq_release(...) { ... }
 +
@@ -450,9 +466,9 @@ static int snd_seq_release(...) { ... }
 +}
 
 @depends on snd_seq@
-identifier fops;
+identifier fo;
 @@
-static const struct file_operations fops = {
+static const struct file_operations fo = {
 	...,
 	.release = snd_seq_release,
 +	.revoke = snd_seq_revoke,
@@ -461,7 +477,7 @@ static const struct file_operations fops = {
 
 // The PCM: stop the stream as a disconnect does, but only this one: a
 // linked stream of another node is stopped, not disconnected.
-@snd_pcm depends on patch@
+@snd_pcm depends on patch && !snd_done@
 @@
 static int snd_pcm_release(...) { ... }
 +
@@ -484,9 +500,9 @@ static int snd_pcm_release(...) { ... }
 +}
 
 @depends on snd_pcm@
-identifier fops;
+identifier fo;
 @@
-const struct file_operations fops[2] = {
+const struct file_operations fo[2] = {
 	{
 	...,
 	.release = snd_pcm_release,
@@ -597,7 +613,7 @@ static int snd_seq_cell_alloc(struct snd_seq_pool *pool, ..., int nonblock,
 }
 
 // The wait loops of the node types.
-@snd_wait_goto depends on patch@
+@snd_wait_goto depends on patch && !snd_done@
 identifier fn =~ "^snd_";
 identifier file, L;
 expression err;
@@ -622,7 +638,7 @@ fn(struct file *file, ...)
 	...+>
 }
 
-@snd_wait_ret depends on patch@
+@snd_wait_ret depends on patch && !snd_done@
 identifier fn =~ "^snd_rawmidi_";
 identifier file, result;
 expression lock;
@@ -671,109 +687,123 @@ fn(struct file *file, ...)
 +#include <sound/revoke.h>
 
 // ------------------------------------------------------------------------
-// Report, context and org modes: char device fops without ->revoke.
+// Report, context and org modes: char device fo without ->revoke.
 
 @initialize:python depends on !patch@
 @@
-# (file, fops) pairs that have ->revoke, and those already reported.
+# (file, fo) pairs that have ->revoke, and those already reported.
 revocable = set()
 reported = set()
 
-def unconverted(p, fops):
-    key = (p[0].file, fops)
+def unconverted(p, fo):
+    key = (p[0].file, fo)
     if key in revocable or key in reported:
         return False
     reported.add(key)
     return True
 
-def message(fops):
-    return "file_operations %s of a char device have no ->revoke" % fops
+def message(fo):
+    return "file_operations %s of a char device have no ->revoke" % fo
 
 @has_revoke depends on !patch@
-identifier fops;
+identifier fo;
 expression E;
 position p;
 @@
-struct file_operations fops@p = {
+struct file_operations fo@p = {
 	...,
 	.revoke = E,
 	...
 };
 
 @script:python depends on has_revoke@
-fops << has_revoke.fops;
+fo << has_revoke.fo;
 p << has_revoke.p;
 @@
-revocable.add((p[0].file, fops))
+revocable.add((p[0].file, fo))
 
 // Registered as a char device: cdev, chrdev region, misc device, ALSA minor.
 @registered depends on !patch@
-identifier fops;
+identifier fo;
 expression E1, E2, E3, E4, E5;
 @@
 (
-cdev_init(E1, &fops)
+cdev_init(E1, &fo)
 |
-register_chrdev(E1, E2, &fops)
+register_chrdev(E1, E2, &fo)
 |
-__register_chrdev(E1, E2, E3, E4, &fops)
+__register_chrdev(E1, E2, E3, E4, &fo)
 |
-snd_register_device(E1, E2, E3, &fops, E4, E5)
+snd_register_device(E1, E2, E3, &fo, E4, E5)
+|
+snd_register_oss_device(E1, E2, E3, &fo, E4)
 )
 
-@registered_misc depends on !patch@
-identifier fops, misc;
+@misc_dev depends on !patch@
+identifier misc;
+expression E;
 @@
-struct miscdevice misc = { ..., .fops = &fops, ... };
+struct miscdevice misc = { .fops = E, };
+
+// (An &identifier pattern does not match inside this initializer.)
+@script:python registered_misc@
+e << misc_dev.E;
+fo;
+@@
+name = e.replace('&', '').strip()
+if not name.isidentifier():
+    cocci.include_match(False)
+else:
+    coccinelle.fo = cocci.make_ident(name)
 
 @unconverted depends on registered@
-identifier registered.fops;
+identifier registered.fo;
 position p;
 @@
-struct file_operations fops@p = { ... };
+struct file_operations fo@p = { ... };
 
 @unconverted_misc depends on registered_misc@
-identifier registered_misc.fops;
+identifier registered_misc.fo;
 position p;
 @@
-struct file_operations fops@p = { ... };
+struct file_operations fo@p = { ... };
 
 @script:python depends on report@
-fops << registered.fops;
+fo << registered.fo;
 p << unconverted.p;
 @@
-if unconverted(p, fops):
-    coccilib.report.print_report(p[0], message(fops))
+if unconverted(p, fo):
+    coccilib.report.print_report(p[0], message(fo))
 
 @script:python depends on report@
-fops << registered_misc.fops;
+fo << registered_misc.fo;
 p << unconverted_misc.p;
 @@
-if unconverted(p, fops):
-    coccilib.report.print_report(p[0], message(fops))
+if unconverted(p, fo):
+    coccilib.report.print_report(p[0], message(fo))
 
 @script:python depends on org@
-fops << registered.fops;
+fo << registered.fo;
 p << unconverted.p;
 @@
-if unconverted(p, fops):
-    coccilib.org.print_todo(p[0], message(fops))
+if unconverted(p, fo):
+    coccilib.org.print_todo(p[0], message(fo))
 
 @script:python depends on org@
-fops << registered_misc.fops;
+fo << registered_misc.fo;
 p << unconverted_misc.p;
 @@
-if unconverted(p, fops):
-    coccilib.org.print_todo(p[0], message(fops))
+if unconverted(p, fo):
+    coccilib.org.print_todo(p[0], message(fo))
 
-// Context mode marks whole files' fops: a file with one converted fops
+// Context mode marks whole files' fo: a file with one converted fo
 // and another unconverted one is not marked (report mode tells them apart).
 @depends on context && registered && !has_revoke@
-identifier registered.fops;
+identifier registered.fo;
 @@
-* struct file_operations fops = { ... };
+* struct file_operations fo = { ... };
 
 @depends on context && registered_misc && !has_revoke@
-identifier registered_misc.fops;
+identifier registered_misc.fo;
 @@
-* struct file_operations fops = { ... };
+* struct file_operations fo = { ... };
