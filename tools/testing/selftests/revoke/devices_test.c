@@ -18,30 +18,7 @@
 #include <sound/asound.h>
 
 #include "kselftest_harness.h"
-
-/* The card whose id is @id, or -1. */
-static int find_card(const char *id)
-{
-	char path[64];
-	int card;
-
-	for (card = 0; card < 8; card++) {
-		struct snd_ctl_card_info info = {};
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/snd/controlC%d", card);
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			continue;
-		if (!ioctl(fd, SNDRV_CTL_IOCTL_CARD_INFO, &info) &&
-		    !strcmp((char *)info.id, id)) {
-			close(fd);
-			return card;
-		}
-		close(fd);
-	}
-	return -1;
-}
+#include "sound_util.h"
 
 static int is_chrdev(const char *path)
 {

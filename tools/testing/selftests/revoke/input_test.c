@@ -6,131 +6,26 @@
  * one revokeat() each, whoever holds them and however.
  */
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <linux/input.h>
 #include <linux/joystick.h>
-#include <linux/uinput.h>
 
 #include "kselftest_harness.h"
 #include "revoke_util.h"
-
-enum { CAP_KBD = 1, CAP_MOUSE = 2, CAP_JOY = 4 };
-
-struct udev {
-	int ufd;
-	char event[300], mouse[300], js[300];
-};
-
-static int set_bits(int fd, unsigned long req, const int *bits, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (ioctl(fd, req, bits[i]))
-			return -1;
-	return 0;
-}
-
-/* Create a uinput device and find its evdev/mousedev/joydev nodes. */
-static int udev_create(struct udev *u, const char *name, int caps)
-{
-	static const int kbd_keys[] = { KEY_A, KEY_B };
-	static const int mouse_keys[] = { BTN_LEFT };
-	static const int mouse_rels[] = { REL_X, REL_Y };
-	struct uinput_setup setup = {
-		.id = { .bustype = BUS_VIRTUAL, .vendor = 0x1, .product = 0x3 },
-	};
-	struct uinput_abs_setup abs = {
-		.code = ABS_X,
-		.absinfo = { .minimum = -100, .maximum = 100 },
-	};
-	char sysname[64], dirpath[128];
-	struct dirent *de;
-	DIR *dir;
-
-	memset(u, 0, sizeof(*u));
-	u->ufd = open("/dev/uinput", O_RDWR);
-	if (u->ufd < 0)
-		return -1;
-	if (ioctl(u->ufd, UI_SET_EVBIT, EV_KEY))
-		return -1;
-	if ((caps & CAP_KBD) && set_bits(u->ufd, UI_SET_KEYBIT, kbd_keys, 2))
-		return -1;
-	if (caps & CAP_MOUSE) {
-		if (set_bits(u->ufd, UI_SET_KEYBIT, mouse_keys, 1) ||
-		    ioctl(u->ufd, UI_SET_EVBIT, EV_REL) ||
-		    set_bits(u->ufd, UI_SET_RELBIT, mouse_rels, 2))
-			return -1;
-	}
-	if (caps & CAP_JOY) {
-		if (ioctl(u->ufd, UI_SET_KEYBIT, BTN_TRIGGER) ||
-		    ioctl(u->ufd, UI_SET_EVBIT, EV_ABS) ||
-		    ioctl(u->ufd, UI_SET_ABSBIT, ABS_X) ||
-		    ioctl(u->ufd, UI_ABS_SETUP, &abs))
-			return -1;
-	}
-	snprintf(setup.name, sizeof(setup.name), "%s", name);
-	if (ioctl(u->ufd, UI_DEV_SETUP, &setup) ||
-	    ioctl(u->ufd, UI_DEV_CREATE) ||
-	    ioctl(u->ufd, UI_GET_SYSNAME(sizeof(sysname)), sysname) < 0)
-		return -1;
-
-	snprintf(dirpath, sizeof(dirpath), "/sys/class/input/%s", sysname);
-	dir = opendir(dirpath);
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		char *dst = NULL;
-
-		if (!strncmp(de->d_name, "event", 5))
-			dst = u->event;
-		else if (!strncmp(de->d_name, "mouse", 5))
-			dst = u->mouse;
-		else if (!strncmp(de->d_name, "js", 2))
-			dst = u->js;
-		if (dst)
-			snprintf(dst, sizeof(u->event), "/dev/input/%s",
-				 de->d_name);
-	}
-	closedir(dir);
-	return u->event[0] ? 0 : -1;
-}
-
-static void udev_destroy(struct udev *u)
-{
-	ioctl(u->ufd, UI_DEV_DESTROY);
-	close(u->ufd);
-}
-
-static int udev_emit(struct udev *u, int type, int code, int value)
-{
-	struct input_event ev = { .type = type, .code = code, .value = value };
-	struct input_event syn = { .type = EV_SYN, .code = SYN_REPORT };
-
-	if (write(u->ufd, &ev, sizeof(ev)) != sizeof(ev) ||
-	    write(u->ufd, &syn, sizeof(syn)) != sizeof(syn))
-		return -1;
-	return 0;
-}
+#include "input_util.h"
 
 /* What a revoked input file looks like. */
 static int check_input_revoked(int fd)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct input_event ev;
-	struct stat st;
-	int version;
+	int version, ret;
 
 	if (read(fd, &ev, sizeof(ev)) != -1 || errno != ENXIO)
 		return 1;
 	if (ioctl(fd, EVIOCGVERSION, &version) != -1 || errno != ENXIO)
 		return 2;
-	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
-		return 3;
-	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
-		return 4;
-	return 0;
+	ret = check_hup_fstat(fd, POLLIN);
+	return ret ? 2 + ret : 0;
 }
 
 /* Read the next key event of @fd. */
@@ -195,15 +90,9 @@ TEST(evdev_session_switch)
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.event, 0), 0);
 
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENXIO);
-	ASSERT_TRUE(waiter_returned(&poller));
-	EXPECT_EQ(poller.ret, 1);
-	EXPECT_EQ(poller.revents, POLLERR | POLLHUP);
-	ASSERT_TRUE(waiter_returned(&epoller));
-	EXPECT_EQ(epoller.ret, 1);
-	EXPECT_EQ(epoller.revents, EPOLLERR | EPOLLHUP);
+	EXPECT_READ_FAILED(&reader, ENXIO);
+	EXPECT_POLL_WOKE(&poller, POLLERR | POLLHUP);
+	EXPECT_POLL_WOKE(&epoller, EPOLLERR | EPOLLHUP);
 	EXPECT_EQ(child_status(child), 0);
 	EXPECT_TRUE(sigio_seen());
 
@@ -297,9 +186,7 @@ TEST(evdev_unplug_enodev)
 	waiter_start(&reader, fd, W_READ, sizeof(struct input_event));
 	usleep(100000);
 	udev_destroy(&u);
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENODEV);
+	EXPECT_READ_FAILED(&reader, ENODEV);
 	EXPECT_EQ(read(fd, &ev, sizeof(ev)), -1);
 	EXPECT_EQ(errno, ENODEV);
 	EXPECT_EQ(close(fd), 0);
@@ -353,16 +240,12 @@ TEST(mousedev_joydev_session_switch)
 
 	/* One node at a time: the joystick reader sleeps on. */
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.mouse, 0), 0);
-	ASSERT_TRUE(waiter_returned(&mreader));
-	EXPECT_EQ(mreader.ret, -1);
-	EXPECT_EQ(mreader.err, ENXIO);
+	EXPECT_READ_FAILED(&mreader, ENXIO);
 	usleep(50000);
 	EXPECT_TRUE(waiter_sleeping(&jreader));
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.js, 0), 0);
-	ASSERT_TRUE(waiter_returned(&jreader));
-	EXPECT_EQ(jreader.ret, -1);
-	EXPECT_EQ(jreader.err, ENXIO);
+	EXPECT_READ_FAILED(&jreader, ENXIO);
 	EXPECT_EQ(read(mfd, ps2, sizeof(ps2)), -1);
 	EXPECT_EQ(errno, ENXIO);
 	EXPECT_EQ(read(jfd, &js, sizeof(js)), -1);

@@ -15,20 +15,6 @@
 
 #define ROUNDS 5
 
-static double median(double *v, int n)
-{
-	int i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
-}
-
 static int open_node(const char *node)
 {
 	int fd = open(node, O_RDWR);
@@ -117,6 +103,9 @@ int main(void)
 	double c1, c100, c10k, c1busy;
 	int *unrelated, i;
 
+	/* The baseline boot has no revoke framework and no test device. */
+	if (access(RT_NODE, F_OK))
+		return 0;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		perror("setrlimit");
 		return 1;

@@ -45,6 +45,37 @@ static inline double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The median of @v[0..@n), sorting it. */
+static inline double median(double *v, int n)
+{
+	int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+/*
+ * What every revoked file does: poll() reports POLLERR | POLLHUP at once,
+ * and fstat() works.  Returns 0, or 1 or 2 for the check that failed.
+ */
+static inline int check_hup_fstat(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	struct stat st;
+
+	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
+		return 1;
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return 2;
+	return 0;
+}
+
 /* Counters of a node, read through a fresh file. */
 static inline int node_stats(const char *node, struct revoke_test_stats *st)
 {
@@ -77,10 +108,9 @@ static inline void node_drain(const char *node)
  */
 static inline int check_revoked(int fd)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
-	struct stat st;
 	char c = 0;
 	void *p;
+	int ret;
 
 	if (read(fd, &c, 1) != -1 || errno != ENXIO)
 		return 1;
@@ -88,10 +118,9 @@ static inline int check_revoked(int fd)
 		return 2;
 	if (ioctl(fd, REVOKE_TEST_IOC_NOP) != -1 || errno != ENXIO)
 		return 3;
-	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
-		return 4;
-	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
-		return 5;
+	ret = check_hup_fstat(fd, POLLIN | POLLOUT);
+	if (ret)
+		return 3 + ret;
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	if (p != MAP_FAILED || errno != ENXIO)
 		return 6;
@@ -273,6 +302,24 @@ static inline bool waiter_returned(struct waiter *w)
 	pthread_join(w->thread, NULL);
 	return true;
 }
+
+/* In a kselftest test: @w came back from read() with -1 and errno @e. */
+#define EXPECT_READ_FAILED(w, e) do {					\
+	struct waiter *__w = (w);					\
+									\
+	ASSERT_TRUE(waiter_returned(__w));				\
+	EXPECT_EQ(__w->ret, -1);					\
+	EXPECT_EQ(__w->err, (e));					\
+} while (0)
+
+/* ...or from poll() or epoll_wait() with @mask. */
+#define EXPECT_POLL_WOKE(w, mask) do {					\
+	struct waiter *__w = (w);					\
+									\
+	ASSERT_TRUE(waiter_returned(__w));				\
+	EXPECT_EQ(__w->ret, 1);						\
+	EXPECT_EQ(__w->revents, (mask));				\
+} while (0)
 
 /* ---- SIGIO -------------------------------------------------------------- */
 

@@ -8,91 +8,11 @@
  */
 
 #include <stdlib.h>
-#include <sound/asound.h>
 #include <sound/asequencer.h>
 
 #include "kselftest_harness.h"
 #include "revoke_util.h"
-
-#define PERIOD_FRAMES	1024
-#define BUFFER_FRAMES	4096
-#define FRAME_BYTES	4		/* S16_LE, 2 channels */
-
-/* The card whose id is @id, or -1. */
-static int find_card(const char *id)
-{
-	char path[64];
-	int card;
-
-	for (card = 0; card < 8; card++) {
-		struct snd_ctl_card_info info = {};
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/snd/controlC%d", card);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		if (!ioctl(fd, SNDRV_CTL_IOCTL_CARD_INFO, &info) &&
-		    !strcmp((char *)info.id, id)) {
-			close(fd);
-			return card;
-		}
-		close(fd);
-	}
-	return -1;
-}
-
-static void node(char *buf, size_t len, const char *fmt, int card)
-{
-	snprintf(buf, len, fmt, card);
-}
-
-static void pcm_set(struct snd_pcm_hw_params *p, int param, unsigned int v)
-{
-	struct snd_interval *iv;
-
-	iv = &p->intervals[param - SNDRV_PCM_HW_PARAM_FIRST_INTERVAL];
-	iv->min = v;
-	iv->max = v;
-	iv->integer = 1;
-}
-
-/* hw_params: 48 kHz stereo S16_LE, with @access. */
-static int pcm_setup(int fd, int access)
-{
-	struct snd_pcm_hw_params p;
-	int i, version = SNDRV_PCM_VERSION;
-	struct snd_mask *m;
-
-	/* The status and control pages are mapped by recent user space. */
-	if (ioctl(fd, SNDRV_PCM_IOCTL_USER_PVERSION, &version))
-		return -1;
-	memset(&p, 0, sizeof(p));
-	for (i = 0; i <= SNDRV_PCM_HW_PARAM_LAST_MASK; i++)
-		memset(&p.masks[i], 0xff, sizeof(p.masks[i]));
-	for (i = 0; i <= SNDRV_PCM_HW_PARAM_LAST_INTERVAL -
-			 SNDRV_PCM_HW_PARAM_FIRST_INTERVAL; i++)
-		p.intervals[i].max = ~0U;
-	p.rmask = ~0U;
-	p.info = ~0U;
-
-	m = &p.masks[SNDRV_PCM_HW_PARAM_ACCESS];
-	memset(m, 0, sizeof(*m));
-	m->bits[0] = 1U << access;
-	m = &p.masks[SNDRV_PCM_HW_PARAM_FORMAT];
-	memset(m, 0, sizeof(*m));
-	m->bits[0] = 1U << SNDRV_PCM_FORMAT_S16_LE;
-	m = &p.masks[SNDRV_PCM_HW_PARAM_SUBFORMAT];
-	memset(m, 0, sizeof(*m));
-	m->bits[0] = 1U << SNDRV_PCM_SUBFORMAT_STD;
-	pcm_set(&p, SNDRV_PCM_HW_PARAM_CHANNELS, 2);
-	pcm_set(&p, SNDRV_PCM_HW_PARAM_RATE, 48000);
-	pcm_set(&p, SNDRV_PCM_HW_PARAM_PERIOD_SIZE, PERIOD_FRAMES);
-	pcm_set(&p, SNDRV_PCM_HW_PARAM_BUFFER_SIZE, BUFFER_FRAMES);
-	if (ioctl(fd, SNDRV_PCM_IOCTL_HW_PARAMS, &p))
-		return -1;
-	return ioctl(fd, SNDRV_PCM_IOCTL_PREPARE);
-}
+#include "sound_util.h"
 
 /* A thread that plays until the file stops working. */
 struct player {
@@ -146,20 +66,15 @@ static bool player_stopped(struct player *pl)
 /* What a revoked PCM file looks like. */
 static int check_pcm_revoked(int fd)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int version;
-	struct stat st;
+	int version, ret;
 
 	if (ioctl(fd, SNDRV_PCM_IOCTL_PVERSION, &version) != -1 ||
 	    errno != ENXIO)
 		return 1;
 	if (ioctl(fd, SNDRV_PCM_IOCTL_PREPARE) != -1 || errno != ENXIO)
 		return 2;
-	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
-		return 3;
-	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
-		return 4;
-	return 0;
+	ret = check_hup_fstat(fd, POLLOUT);
+	return ret ? 2 + ret : 0;
 }
 
 FIXTURE(dummy) {
@@ -288,12 +203,8 @@ TEST_F(dummy, control_blocked_event_read)
 	EXPECT_TRUE(waiter_sleeping(&poller));
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->ctl, 0), 0);
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENXIO);
-	ASSERT_TRUE(waiter_returned(&poller));
-	EXPECT_EQ(poller.ret, 1);
-	EXPECT_EQ(poller.revents, POLLERR | POLLHUP);
+	EXPECT_READ_FAILED(&reader, ENXIO);
+	EXPECT_POLL_WOKE(&poller, POLLERR | POLLHUP);
 	EXPECT_TRUE(sigio_seen());
 	EXPECT_EQ(ioctl(fd, SNDRV_CTL_IOCTL_PVERSION, &version), -1);
 	EXPECT_EQ(errno, ENXIO);
@@ -392,9 +303,7 @@ TEST(timer_blocked_read)
 	usleep(100000);
 	EXPECT_TRUE(waiter_sleeping(&reader));
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, "/dev/snd/timer", 0), 0);
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENXIO);
+	EXPECT_READ_FAILED(&reader, ENXIO);
 	EXPECT_TRUE(sigio_seen());
 	close(fd);
 	fd = open("/dev/snd/timer", O_RDONLY);
@@ -415,9 +324,7 @@ TEST(seq_blocked_read)
 	usleep(100000);
 	EXPECT_TRUE(waiter_sleeping(&reader));
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, "/dev/snd/seq", 0), 0);
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENXIO);
+	EXPECT_READ_FAILED(&reader, ENXIO);
 	EXPECT_EQ(ioctl(fd, SNDRV_SEQ_IOCTL_PVERSION, &version), -1);
 	EXPECT_EQ(errno, ENXIO);
 	close(fd);
@@ -443,9 +350,7 @@ TEST(rawmidi_blocked_read)
 	usleep(100000);
 	EXPECT_TRUE(waiter_sleeping(&reader));
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENXIO);
+	EXPECT_READ_FAILED(&reader, ENXIO);
 	close(fd);
 	fd = open(path, O_RDONLY | O_NONBLOCK);
 	EXPECT_GE(fd, 0) TH_LOG("open: %s", strerror(errno));
@@ -502,9 +407,7 @@ TEST_F(dummy, card_unplug)
 	ASSERT_EQ(sysfs_write(DUMMY_DRV "unbind", "snd_dummy.0"), 0);
 	EXPECT_EQ(child_status(child), 0);
 
-	ASSERT_TRUE(waiter_returned(&reader));
-	EXPECT_EQ(reader.ret, -1);
-	EXPECT_EQ(reader.err, ENODEV);
+	EXPECT_READ_FAILED(&reader, ENODEV);
 	EXPECT_EQ(ioctl(ctl, SNDRV_CTL_IOCTL_PVERSION, &version), -1);
 	EXPECT_EQ(errno, ENODEV);
 	EXPECT_EQ(ioctl(pcm, SNDRV_PCM_IOCTL_PVERSION, &version), -1);
