@@ -4,6 +4,8 @@
  * the ways a real program holds a sound or input device (a blocked read,
  * a poller, a shared mapping, an exclusive claim, a copy in a child); the
  * session manager calls revokeat(2); the new session gets the device.
+ * Then the same with a uinput keyboard and the snd-dummy PCM, the session
+ * manager revoking every node of /dev/input and /dev/snd, as logind would.
  */
 
 #include <pthread.h>
@@ -12,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "revoke_util.h"
+#include "input_util.h"
+#include "sound_util.h"
 
 static sigjmp_buf jmp;
 
@@ -40,6 +44,105 @@ static void *poller(void *arg)
 	printf("  old session: poll() woke up with revents 0x%x (POLLERR|POLLHUP = 0x%x)\n",
 	       pfd.revents, POLLERR | POLLHUP);
 	return NULL;
+}
+
+/* What logind would do: one revokeat() per node of the seat's devices. */
+static int revoke_dir(const char *dir)
+{
+	char path[300];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_CHR && !sys_revokeat(AT_FDCWD, path, 0))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void *player(void *arg)
+{
+	static char silence[PERIOD_FRAMES * FRAME_BYTES];
+	int fd = *(int *)arg;
+
+	while (write(fd, silence, sizeof(silence)) > 0)
+		;
+	printf("  old session: its playback write() stopped: %s\n",
+	       strerror(errno));
+	return NULL;
+}
+
+static void *evdev_reader(void *arg)
+{
+	struct input_event ev;
+	int fd = *(int *)arg;
+
+	if (read(fd, &ev, sizeof(ev)) < 0)
+		printf("  old session: its read() of %s returned: %s\n",
+		       "the keyboard", strerror(errno));
+	return NULL;
+}
+
+/* The same, on a uinput keyboard and the snd-dummy PCM. */
+static void seat_switch(void)
+{
+	int kbd, pcm, fresh, card, n;
+	pthread_t kt, pt;
+	struct input_event ev;
+	char pcm_node[64];
+	struct udev u;
+
+	printf("== a seat switch: /dev/input and /dev/snd\n");
+	card = find_card("Dummy");
+	node(pcm_node, sizeof(pcm_node), "/dev/snd/pcmC%dD0p", card);
+	if (card < 0 || udev_create(&u, "demo keyboard", CAP_KBD))
+		return;
+	kbd = open(u.event, O_RDONLY);
+	pcm = open(pcm_node, O_RDWR);
+	if (kbd < 0 || pcm < 0 || ioctl(kbd, EVIOCGRAB, 1) ||
+	    pcm_setup(pcm, SNDRV_PCM_ACCESS_RW_INTERLEAVED))
+		return;
+	printf("  old session: grabs %s and reads it, plays on %s\n",
+	       u.event, pcm_node);
+	pthread_create(&kt, NULL, evdev_reader, &kbd);
+	pthread_create(&pt, NULL, player, &pcm);
+	usleep(300000);
+	fresh = open(pcm_node, O_RDWR | O_NONBLOCK);
+	printf("  new session: open(%s) -> %s\n", pcm_node,
+	       fresh < 0 ? strerror(errno) : "ok");
+	if (fresh >= 0)
+		close(fresh);
+
+	printf("== the session manager revokes every node of the seat\n");
+	n = revoke_dir("/dev/input") + revoke_dir("/dev/snd");
+	printf("  %d nodes revoked\n", n);
+	pthread_join(kt, NULL);
+	pthread_join(pt, NULL);
+
+	printf("== the new session\n");
+	fresh = open(u.event, O_RDONLY);
+	printf("  EVIOCGRAB -> %s", ioctl(fresh, EVIOCGRAB, 1) ?
+	       strerror(errno) : "ok");
+	udev_emit(&u, EV_KEY, KEY_B, 1);
+	printf("; a key press reaches it: %s\n",
+	       read(fresh, &ev, sizeof(ev)) == sizeof(ev) && ev.code == KEY_B ?
+	       "yes" : "no");
+	close(fresh);
+	fresh = open(pcm_node, O_RDWR | O_NONBLOCK);
+	printf("  open(%s) -> %s, plays: %s\n", pcm_node,
+	       fresh < 0 ? strerror(errno) : "ok",
+	       fresh >= 0 && !pcm_setup(fresh, SNDRV_PCM_ACCESS_RW_INTERLEAVED) ?
+	       "yes" : "no");
+	close(fresh);
+	close(kbd);
+	close(pcm);
+	udev_destroy(&u);
 }
 
 static void try_node(const char *node)
@@ -110,10 +213,10 @@ int main(void)
 	close(nfd);
 	close(fd);
 
-	printf("== other nodes\n");
+	seat_switch();
+
+	printf("== what cannot be revoked\n");
 	try_node(RT_PLAIN);
-	try_node("/dev/snd/controlC0");
-	try_node("/dev/input/event0");
 	try_node("/tmp");
 	return 0;
 }
