@@ -7,13 +7,14 @@
 #   make kunit       KUnit suites under QEMU (kunit.py)
 #   make guest-test  user-space tests in the booted guest
 #   make lint        checkpatch, kernel-doc, sparse, W=1
-#   make bench       benchmarks in a non-debug guest (-icount)
+#   make bench       benchmarks in non-debug guests (-icount), feature on and off
 #   make clean       remove build/
 
 SHELL := /bin/bash
 H := harness
 
-.PHONY: check demo kunit guest-test lint bench clean deps prepare build build-bench
+.PHONY: check demo kunit guest-test lint bench clean deps prepare build build-bench \
+	build-bench-off
 
 check:
 	@bash $(H)/check.sh
@@ -30,6 +31,9 @@ build: prepare
 build-bench: prepare
 	@bash $(H)/build.sh bench
 
+build-bench-off: prepare
+	@bash $(H)/build.sh bench-off
+
 kunit: build
 	@rm -rf build/results; bash $(H)/kunit.sh
 
@@ -42,7 +46,7 @@ lint: build
 demo: build
 	@bash $(H)/guest.sh demo
 
-bench: build-bench
+bench: build-bench build-bench-off
 	@bash $(H)/guest.sh bench
 
 clean:

@@ -4,6 +4,7 @@
 #
 #   build.sh test    lockdep + KASAN + KUnit kernel ($OBJ_TEST)
 #   build.sh bench   the same kernel without debugging ($OBJ_BENCH)
+#   build.sh bench-off  and with CONFIG_REVOKE off ($OBJ_BENCH_OFF)
 #
 # The .config is merged from fragments with the tree's merge_config.sh;
 # every option a fragment asks for must survive olddefconfig, or the build
@@ -19,6 +20,10 @@ test)
 bench)
 	obj=$OBJ_BENCH
 	frags="configs/base.config configs/revoke.config configs/bench.config"
+	;;
+bench-off)
+	obj=$OBJ_BENCH_OFF
+	frags="configs/base.config configs/revoke-off.config configs/bench.config"
 	;;
 *)
 	die "unknown kernel flavour '$flavour'"

@@ -81,6 +81,14 @@ fi
 stage "guest: $mode"
 SMP=${SMP:-2} bash "$TOP/harness/boot.sh" "$obj/arch/x86/boot/bzImage" \
 	"$out/initramfs.cpio" "$log" "$mode" "${qemu_args[@]}"
+if [ "$mode" = bench ]; then
+	# The baseline: the same programs on the kernel without the feature.
+	[ -f "$OBJ_BENCH_OFF/arch/x86/boot/bzImage" ] ||
+		die "no kernel in $OBJ_BENCH_OFF; run harness/build.sh bench-off"
+	stage "guest: bench, CONFIG_REVOKE off"
+	SMP=1 bash "$TOP/harness/boot.sh" "$OBJ_BENCH_OFF/arch/x86/boot/bzImage" \
+		"$out/initramfs.cpio" "$LOGS/guest-bench-off.log" "$mode" "${qemu_args[@]}"
+fi
 
 case $mode in
 demo)
@@ -88,8 +96,12 @@ demo)
 	bash "$TOP/harness/check-log.sh" "$log"
 	;;
 bench)
-	sed -n '/^BENCH/p' "$log" | tee "$LOGS/bench.txt"
+	{
+		sed -n '/^BENCH/p' "$log"
+		python3 "$TOP/harness/bench-pair.py" "$log" "$LOGS/guest-bench-off.log"
+	} | tee "$LOGS/bench.txt"
 	bash "$TOP/harness/check-log.sh" "$log"
+	bash "$TOP/harness/check-log.sh" "$LOGS/guest-bench-off.log"
 	;;
 test)
 	set +e

@@ -15,6 +15,7 @@ PRISTINE=$BUILD/src/pristine		# unpacked package, never modified
 TREE=$BUILD/src/linux			# pristine + overlay + series + cocci
 OBJ_TEST=$BUILD/obj/test		# lockdep + KASAN + KUnit kernel
 OBJ_BENCH=$BUILD/obj/bench		# non-debug kernel for benchmarks
+OBJ_BENCH_OFF=$BUILD/obj/bench-off	# the same with CONFIG_REVOKE off
 LOGS=$BUILD/logs
 RESULTS=$BUILD/results
 GUEST=$BUILD/guest
