@@ -1360,6 +1360,41 @@ int revoke_file_error(const struct file *file)
 EXPORT_SYMBOL_GPL(revoke_file_error);
 
 /**
+ * revoke_file_enter - keep a file's driver state from going away
+ * @file: an open file, revocable or not
+ *
+ * For a driver that reaches into the private data of a file other than the
+ * one it operates on (ALSA links PCM streams by file descriptor): between
+ * this and revoke_file_exit() @file cannot be released early, as if one of
+ * its operations were in progress.  The revoke_file_pin class does both.
+ *
+ * Context: Any context; does not sleep.  Like an operation of @file, the
+ * section must not wait for a revoke of @file's object.
+ * Return: false if @file is revoked, whose private data may be gone; true
+ * otherwise, and then the caller must call revoke_file_exit().
+ */
+bool revoke_file_enter(struct file *file)
+{
+	if (!revoke_file_tracked(file))
+		return true;
+	return revoke_enter(revoke_file_of(file));
+}
+EXPORT_SYMBOL_GPL(revoke_file_enter);
+
+/**
+ * revoke_file_exit - end a revoke_file_enter() section
+ * @file: the file given to revoke_file_enter(), which returned true
+ *
+ * Context: Any context; does not sleep.
+ */
+void revoke_file_exit(struct file *file)
+{
+	if (revoke_file_tracked(file))
+		revoke_exit(revoke_file_of(file));
+}
+EXPORT_SYMBOL_GPL(revoke_file_exit);
+
+/**
  * revoke_file_tracked - was this file opened through revoke_file_open()?
  * @file: an open file
  *

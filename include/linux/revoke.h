@@ -12,6 +12,7 @@
 #ifndef _LINUX_REVOKE_H
 #define _LINUX_REVOKE_H
 
+#include <linux/cleanup.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
 #include <linux/lockdep_types.h>
@@ -54,6 +55,8 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 bool revoke_file_revoked(const struct file *file);
 int revoke_file_error(const struct file *file);
 bool revoke_file_tracked(const struct file *file);
+bool revoke_file_enter(struct file *file);
+void revoke_file_exit(struct file *file);
 
 int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count);
@@ -86,6 +89,15 @@ static inline bool revoke_file_tracked(const struct file *file)
 	return false;
 }
 
+static inline bool revoke_file_enter(struct file *file)
+{
+	return true;
+}
+
+static inline void revoke_file_exit(struct file *file)
+{
+}
+
 static inline int revoke_cdev_add(struct cdev *cdev)
 {
 	return 0;
@@ -107,6 +119,24 @@ static inline int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
 }
 
 #endif /* CONFIG_REVOKE */
+
+static inline struct file *__revoke_file_pin(struct file *file)
+{
+	return revoke_file_enter(file) ? file : NULL;
+}
+
+static inline void __revoke_file_unpin(struct file *file)
+{
+	if (file)
+		revoke_file_exit(file);
+}
+
+/*
+ * CLASS(revoke_file_pin, pinned)(file): NULL if @file is revoked, else
+ * @file, kept from an early release until the end of the scope.
+ */
+DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
+	     __revoke_file_pin(file), struct file *file)
 
 /**
  * revoke_wait_event_interruptible - sleep until a condition holds or the
