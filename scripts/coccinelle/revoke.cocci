@@ -534,6 +534,19 @@ static int snd_pcm_release(struct inode *inode, struct file *file)
 	...
 }
 
+// LINK reaches into another file's private data, which the early release
+// of a revoked file freed.
+@depends on snd_pcm@
+expression E;
+iterator name scoped_guard;
+@@
+	if (!is_pcm_file(E))
+		return -EBADFD;
++	/* A revoked file's early release freed its private data. */
++	CLASS(revoke_file_pin, pinned)(E);
++	if (!pinned)
++		return -EBADFD;
+
 // The early ->fasync(-1) of a revoked (disconnected) stream must still
 // unregister the file.
 @depends on snd_pcm@

@@ -217,6 +217,36 @@ TEST_F(dummy, control_blocked_event_read)
 	close(fd);
 }
 
+/*
+ * LINK takes the descriptor of another PCM file and reaches into it: a
+ * revoked one is refused, not read after its early release.
+ */
+TEST_F(dummy, pcm_link_to_revoked_file)
+{
+	char capture[64];
+	int play, cap;
+
+	node(capture, sizeof(capture), "/dev/snd/pcmC%dD0c", self->card);
+	play = open(self->pcm, O_RDWR | O_NONBLOCK);
+	cap = open(capture, O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(play, 0);
+	ASSERT_GE(cap, 0);
+	ASSERT_EQ(pcm_setup(play, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	ASSERT_EQ(pcm_setup(cap, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, capture, 0), 0);
+	EXPECT_EQ(ioctl(play, SNDRV_PCM_IOCTL_LINK, cap), -1);
+	EXPECT_EQ(errno, EBADFD);
+	close(cap);
+	/* A live one still links. */
+	cap = open(capture, O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(cap, 0);
+	ASSERT_EQ(pcm_setup(cap, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
+	EXPECT_EQ(ioctl(play, SNDRV_PCM_IOCTL_LINK, cap), 0);
+	EXPECT_EQ(ioctl(play, SNDRV_PCM_IOCTL_UNLINK), 0);
+	close(cap);
+	close(play);
+}
+
 /* One node of the card: the card's other nodes keep working. */
 TEST_F(dummy, other_nodes_untouched)
 {
