@@ -947,8 +947,14 @@ static void revoke_cycle(struct revoke_object *obj)
 		wake_up_all(&obj->state_wq);
 	}
 
-	/* 6. opens that raced with the cycle, failing */
-	wait_event(obj->state_wq, revoke_cycle_idle(obj));
+	/*
+	 * 6. opens that raced with the cycle fail (revoke_file_open() sees the
+	 * sequence number move), and need not be waited for, except by a
+	 * kill: the driver is going away.  A blocked ->open (ALSA waits for
+	 * a busy substream) could make a plain revoke wait forever.
+	 */
+	if (READ_ONCE(obj->kill))
+		wait_event(obj->state_wq, revoke_cycle_idle(obj));
 
 	spin_lock(&obj->lock);
 	obj->state = obj->kill ? REVOKE_DEAD : REVOKE_LIVE;
