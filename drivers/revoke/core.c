@@ -174,11 +174,17 @@ static int revoke_err(const struct revoke_file *rf)
 /* Under obj->lock, once per file: from now on its operations fail. */
 static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
 {
-	if (rf->revoked)
+	if (rf->revoked) {
+		/* A revoke after a disconnect: its mappings go too. */
+		if (!obj->disconnect)
+			WRITE_ONCE(rf->unmapped, true);
 		return;
+	}
 	WRITE_ONCE(rf->err, obj->kill ? -ENODEV : -ENXIO);
 	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
 	WRITE_ONCE(rf->revoked, true);
+	if (!obj->disconnect)
+		WRITE_ONCE(rf->unmapped, true);
 }
 
 /* Proxies of file_operations ------------------------------------------ */
@@ -191,15 +197,33 @@ static inline struct revoke_file *revoke_file_of(const struct file *file)
 }
 
 /*
+ * The gate of a file's mappings: closed by a revoke, left open by a
+ * disconnect (revoke_object_disconnect_nowait()), which keeps the driver's
+ * state until the last close.
+ */
+static __always_inline bool revoke_enter_vm(struct revoke_file *rf)
+{
+	rcu_read_lock_sched();
+	if (unlikely(READ_ONCE(rf->unmapped))) {
+		rcu_read_unlock_sched();
+		return false;
+	}
+	this_cpu_inc(*rf->active);
+	rcu_read_unlock_sched();
+	lock_map_acquire_read(&rf->obj->dep_map);
+	return true;
+}
+
+/*
  * REVOKE_CALL(rf, err, call): run @call inside the gate of @rf, or
  * evaluate to @err if the file is revoked.
  */
-#define REVOKE_CALL(rf, err, call)					\
+#define __REVOKE_CALL(enter, rf, err, call)				\
 ({									\
 	struct revoke_file *__rf = (rf);				\
 	typeof(call) __ret;						\
 									\
-	if (revoke_enter(__rf)) {					\
+	if (enter(__rf)) {						\
 		__ret = (call);						\
 		revoke_exit(__rf);					\
 	} else {							\
@@ -207,6 +231,8 @@ static inline struct revoke_file *revoke_file_of(const struct file *file)
 	}								\
 	__ret;								\
 })
+#define REVOKE_CALL(rf, err, call)	__REVOKE_CALL(revoke_enter, rf, err, call)
+#define REVOKE_VM_CALL(rf, err, call)	__REVOKE_CALL(revoke_enter_vm, rf, err, call)
 
 static loff_t revoke_fop_llseek(struct file *file, loff_t offset, int whence)
 {
@@ -565,7 +591,7 @@ static vm_fault_t revoke_vm_fault(struct vm_fault *vmf)
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
-	return REVOKE_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
+	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
 			   p->real->fault(vmf));
 }
 
@@ -574,7 +600,7 @@ static vm_fault_t revoke_vm_huge_fault(struct vm_fault *vmf,
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
-	return REVOKE_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
+	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
 			   p->real->huge_fault(vmf, order));
 }
 
@@ -584,7 +610,7 @@ static vm_fault_t revoke_vm_map_pages(struct vm_fault *vmf, pgoff_t start,
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
 	/* Nothing mapped around: the fault itself then raises SIGBUS. */
-	return REVOKE_CALL(p->rf, (vm_fault_t)0,
+	return REVOKE_VM_CALL(p->rf, (vm_fault_t)0,
 			   p->real->map_pages(vmf, start, end));
 }
 
@@ -592,7 +618,7 @@ static vm_fault_t revoke_vm_page_mkwrite(struct vm_fault *vmf)
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
-	return REVOKE_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
+	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
 			   p->real->page_mkwrite(vmf));
 }
 
@@ -600,7 +626,7 @@ static vm_fault_t revoke_vm_pfn_mkwrite(struct vm_fault *vmf)
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
-	return REVOKE_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
+	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
 			   p->real->pfn_mkwrite(vmf));
 }
 
@@ -609,7 +635,7 @@ static int revoke_vm_access(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
 
-	return REVOKE_CALL(p->rf, revoke_err(p->rf),
+	return REVOKE_VM_CALL(p->rf, revoke_err(p->rf),
 			   p->real->access(vma, addr, buf, len, write));
 }
 
@@ -805,6 +831,8 @@ static struct revoke_file *revoke_file_alloc(struct revoke_object *obj,
 	rf->file = NULL;
 	INIT_LIST_HEAD(&rf->node);
 	rf->revoked = false;
+	rf->unmapped = false;
+	rf->woken = false;
 	rf->claimed = false;
 	rf->held = false;
 	rf->released = false;
@@ -834,7 +862,11 @@ static int revoke_file_release_driver(struct revoke_file *rf, bool early)
 {
 	struct file *file = rf->file;
 
-	if (early && rf->real->fasync)
+	/*
+	 * Early, or at the last close of a disconnected file, whose proxy
+	 * ->fasync no longer reached the driver.
+	 */
+	if ((early || READ_ONCE(rf->revoked)) && rf->real->fasync)
 		rf->real->fasync(-1, file, 0);
 	revoke_poll_detach(rf);
 	if (rf->real->release)
@@ -1061,27 +1093,70 @@ void revoke_object_kill(struct revoke_object *obj)
 }
 EXPORT_SYMBOL_GPL(revoke_object_kill);
 
+/*
+ * A disconnect: wake and drain like a revoke, but leave the files on the
+ * object, so that their driver state and mappings last until their last
+ * close, which releases them as usual.
+ */
+static void revoke_disconnect_cycle(struct revoke_object *obj)
+{
+	struct revoke_file *rf;
+	struct file *file;
+
+	for (;;) {
+		file = NULL;
+		spin_lock(&obj->lock);
+		list_for_each_entry(rf, &obj->files, node) {
+			if (rf->woken ||
+			    !atomic_long_inc_not_zero(&rf->file->f_count))
+				continue;
+			rf->woken = true;
+			file = rf->file;
+			break;
+		}
+		spin_unlock(&obj->lock);
+		if (!file)
+			break;
+		/* Our reference keeps @rf; the file is off no list before. */
+		if (rf->real->revoke)
+			rf->real->revoke(file);
+		wake_up_poll(&rf->poll_wq, EPOLLERR | EPOLLHUP);
+		fput(file);
+	}
+	revoke_drain(obj);
+
+	spin_lock(&obj->lock);
+	obj->state = REVOKE_DEAD;
+	obj->done_seq = obj->seq;
+	spin_unlock(&obj->lock);
+	wake_up_all(&obj->state_wq);
+}
+
 static void revoke_object_work(struct work_struct *work)
 {
 	struct revoke_object *obj = container_of(work, struct revoke_object,
 						 work);
 
-	revoke_cycle(obj);
+	if (READ_ONCE(obj->disconnect))
+		revoke_disconnect_cycle(obj);
+	else
+		revoke_cycle(obj);
 	revoke_object_put(obj);
 }
 
 /* Start a cycle run by the work item; the mark takes effect at once. */
-static void revoke_object_async(struct revoke_object *obj, bool kill)
+static void revoke_object_async(struct revoke_object *obj, bool disconnect)
 {
 	struct revoke_file *rf;
 	bool run = false;
 
 	spin_lock(&obj->lock);
-	if (kill)
+	if (disconnect)
 		obj->kill = true;
 	if (obj->state == REVOKE_LIVE) {
 		obj->state = REVOKE_REVOKING;
 		obj->seq++;
+		obj->disconnect = disconnect;
 		run = true;
 		/* The work item marks them again, with the others. */
 		list_for_each_entry(rf, &obj->files, node)
@@ -1113,20 +1188,44 @@ void revoke_object_revoke_nowait(struct revoke_object *obj)
 EXPORT_SYMBOL_GPL(revoke_object_revoke_nowait);
 
 /**
- * revoke_object_kill_nowait - start revoking an object for good
+ * revoke_object_disconnect_nowait - disconnect an object's open files
  * @obj: the object
  *
- * revoke_object_revoke_nowait(), after which opens of @obj fail with
- * -ENXIO, as after revoke_object_kill().  For unplug paths that run with
- * locks the driver's ->release may take: the release runs in a work item.
+ * The unplug of a subsystem that keeps a device's state until the last
+ * close (ALSA's card disconnect): every open file of @obj is marked at
+ * once and its operations fail with -ENODEV from now on; a work item calls
+ * the driver's ->revoke for each and waits for the operations in flight.
+ * Unlike revoke_object_kill(), the files keep their mappings, which still
+ * fault through the driver, and their driver state: the driver's ->release
+ * runs at their last close.  Opens of @obj fail with -ENXIO from now on.
+ * A revoke cycle running meanwhile finishes as it started and then leaves
+ * @obj dead.
  *
- * Context: Process or softirq context; does not sleep.
+ * Context: Any context but hard interrupt; does not sleep.  Takes
+ * @obj's spinlock.
  */
-void revoke_object_kill_nowait(struct revoke_object *obj)
+void revoke_object_disconnect_nowait(struct revoke_object *obj)
 {
 	revoke_object_async(obj, true);
 }
-EXPORT_SYMBOL_GPL(revoke_object_kill_nowait);
+EXPORT_SYMBOL_GPL(revoke_object_disconnect_nowait);
+
+/**
+ * revoke_file_disconnect_nowait - disconnect the object of an open file
+ * @file: an open file; nothing happens if it is not revocable
+ *
+ * revoke_object_disconnect_nowait() for the object @file belongs to, for a
+ * subsystem's disconnect path that walks its files (ALSA's card
+ * disconnect, which used to swap their f_op).
+ *
+ * Context: Any context but hard interrupt; does not sleep.
+ */
+void revoke_file_disconnect_nowait(struct file *file)
+{
+	if (revoke_file_tracked(file))
+		revoke_object_disconnect_nowait(revoke_file_of(file)->obj);
+}
+EXPORT_SYMBOL_GPL(revoke_file_disconnect_nowait);
 
 /* Objects -------------------------------------------------------------- */
 

@@ -33,6 +33,7 @@ struct revoke_object {
 	spinlock_t lock;		/* the fields marked (L) */
 	enum revoke_state state;	/* (L) */
 	bool kill;			/* (L) the running cycle ends DEAD */
+	bool disconnect;		/* (L) it keeps files and mappings */
 	unsigned long seq;		/* (L) cycles started */
 	unsigned long done_seq;		/* (L) cycles finished */
 	unsigned int nr_opening;	/* (L) opens admitted, ->open running */
@@ -82,6 +83,8 @@ struct revoke_file {
 	struct file *file;
 	struct list_head node;		/* obj->files (L), or a cycle's list */
 	bool revoked;			/* set once under obj->lock, read lockless */
+	bool unmapped;			/* ditto; its mappings fault no more */
+	bool woken;			/* (L) a disconnect ran its ->revoke */
 	int err;			/* what revoked operations return */
 	bool claimed;			/* (L) a cycle took it and releases it */
 	bool held;			/* the cycle holds a reference */

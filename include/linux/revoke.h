@@ -48,7 +48,7 @@ void revoke_object_put(struct revoke_object *obj);
 void revoke_object_revoke(struct revoke_object *obj);
 void revoke_object_revoke_nowait(struct revoke_object *obj);
 void revoke_object_kill(struct revoke_object *obj);
-void revoke_object_kill_nowait(struct revoke_object *obj);
+void revoke_object_disconnect_nowait(struct revoke_object *obj);
 
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops);
@@ -57,6 +57,7 @@ int revoke_file_error(const struct file *file);
 bool revoke_file_tracked(const struct file *file);
 bool revoke_file_enter(struct file *file);
 void revoke_file_exit(struct file *file);
+void revoke_file_disconnect_nowait(struct file *file);
 
 int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count);
@@ -95,6 +96,10 @@ static inline bool revoke_file_enter(struct file *file)
 }
 
 static inline void revoke_file_exit(struct file *file)
+{
+}
+
+static inline void revoke_file_disconnect_nowait(struct file *file)
 {
 }
 
