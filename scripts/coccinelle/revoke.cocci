@@ -248,7 +248,7 @@ int snd_unregister_device(struct device *dev)
 +#include <sound/revoke.h>
 
 // init.c: the framework never lets f_op change under a live file; the
-// node's unregistration revokes it instead.
+// file's object is disconnected instead, to the same effect.
 @snd_disconnect depends on patch && !snd_disconnect_done@
 identifier mfile, card, list;
 iterator name list_for_each_entry;
@@ -257,8 +257,10 @@ void snd_card_disconnect(struct snd_card *card)
 {
 	<+...
 	list_for_each_entry(mfile, &card->files_list, list) {
-+		if (revoke_file_tracked(mfile->file))
++		if (revoke_file_tracked(mfile->file)) {
++			revoke_file_disconnect_nowait(mfile->file);
 +			continue;
++		}
 		...
 	}
 	...+>
@@ -391,20 +393,22 @@ static int snd_rawmidi_release(...) { ... }
 +static int snd_rawmidi_revoke(struct file *file)
 +{
 +	struct snd_rawmidi_file *rfile = file->private_data;
-+	struct snd_rawmidi_substream *substreams[] = {
-+		rfile->input, rfile->output
-+	};
-+	int i;
 +
-+	/* The release drains the output: nobody listens any more. */
-+	if (rfile->output)
++	/*
++	 * The release would drain the output; nobody listens any more.  Not
++	 * when an unrevocable file (OSS) shares the substream.
++	 */
++	if (rfile->output && rfile->output->use_count == 1)
 +		snd_rawmidi_drop_output(rfile->output);
-+	for (i = 0; i < ARRAY_SIZE(substreams); i++) {
-+		if (!substreams[i])
-+			continue;
-+		spin_lock_irq(&substreams[i]->lock);
-+		wake_up(&substreams[i]->runtime->sleep);
-+		spin_unlock_irq(&substreams[i]->lock);
++	if (rfile->input) {
++		spin_lock_irq(&rfile->input->lock);
++		wake_up(&rfile->input->runtime->sleep);
++		spin_unlock_irq(&rfile->input->lock);
++	}
++	if (rfile->output) {
++		spin_lock_irq(&rfile->output->lock);
++		wake_up(&rfile->output->runtime->sleep);
++		spin_unlock_irq(&rfile->output->lock);
 +	}
 +	return 0;
 +}
@@ -418,6 +422,36 @@ static const struct file_operations fo = {
 +	.revoke = snd_rawmidi_revoke,
 	...
 };
+
+// A writer in flight may have refilled the output after ->revoke dropped
+// it: do not write on, and drop again instead of draining at release.
+@depends on snd_rawmidi@
+identifier file, rfile;
+@@
+static int snd_rawmidi_release(struct inode *inode, struct file *file)
+{
+	...
+	rfile = file->private_data;
++	if (revoke_file_revoked(file) && rfile->output &&
++	    rfile->output->use_count == 1)
++		snd_rawmidi_drop_output(rfile->output);
+	...
+}
+
+@depends on snd_rawmidi@
+identifier file, result, count1;
+expression substream, buf, count;
+@@
+static ssize_t snd_rawmidi_write(struct file *file, ...)
+{
+	<...
++	if (revoke_file_revoked(file))
++		return result > 0 ? result : revoke_file_error(file);
+	count1 = snd_rawmidi_kernel_write1(substream, buf, NULL, count);
+	if (count1 < 0)
+		return result > 0 ? result : count1;
+	...>
+}
 
 @snd_hwdep depends on patch && !snd_done@
 @@

@@ -14,16 +14,20 @@
  *    it and nothing else of the card;
  *  - snd_open() opens such a minor through revoke_file_open(), which
  *    installs the proxy in place of replace_fops();
- *  - snd_unregister_device() kills the object.  Its callers hold ALSA locks
- *    that ->release takes (pcm and rawmidi open_mutex, register_mutex,
- *    sound_mutex), so the kill is asynchronous: the files are marked at
- *    once and every later operation fails with -ENODEV, while waiting for
- *    the operations in flight and the early ->release run from a work item.
- *    snd_card_free() still waits for those releases, through the card's
- *    files_list, as it waits for the last close;
- *  - snd_card_disconnect() leaves the f_op of revocable files alone (the
- *    framework never lets f_op change under a live file) and lets the kill
- *    above take them.
+ *  - snd_card_disconnect() no longer swaps the f_op of revocable files to
+ *    snd_shutdown_f_ops (the framework never lets f_op change under a live
+ *    file): it disconnects their objects instead, which has the same
+ *    effect at once (every later operation fails with -ENODEV, poll
+ *    reports an error), wakes their sleepers and waits for the operations
+ *    in flight from a work item, and keeps, as before, the files' driver
+ *    state and mappings until their last close: alsa-lib reads the PCM
+ *    status page of a disconnected stream, and snd_card_free() waits for
+ *    the last close as it always did;
+ *  - snd_unregister_device() disconnects the object too (a device removed
+ *    on its own, or a file opened after the card's disconnect started) and
+ *    revokeat(2) stops finding it.  Its callers hold ALSA locks that
+ *    ->release takes (pcm and rawmidi open_mutex, register_mutex,
+ *    sound_mutex), hence the work item.
  *
  * The per-node ->revoke methods (control, pcm, rawmidi, hwdep, timer, seq)
  * and the revoke checks in their sleeps are added by
@@ -108,8 +112,7 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
  * @minor: the minor number
  *
  * Called by snd_unregister_device().  revokeat(2) stops finding the node,
- * its open files are marked revoked at once and answer -ENODEV, and a work
- * item waits for the operations in flight and runs the early ->release.
+ * and its open files are disconnected: see the top of this file.
  *
  * Context: Process context; may sleep.  Called with sound_mutex held, and
  * from disconnect paths that hold the node's open_mutex.
@@ -127,7 +130,7 @@ void snd_revoke_unregister(unsigned int minor)
 	if (!obj)
 		return;
 	revoke_chrdev_unregister(obj);
-	revoke_object_kill_nowait(obj);
+	revoke_object_disconnect_nowait(obj);
 	revoke_object_put(obj);
 }
 
