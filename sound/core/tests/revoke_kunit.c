@@ -158,11 +158,12 @@ static void snd_revoke_test_one_node(struct kunit *test)
 }
 
 /*
- * snd_card_free() with files open, one of them revoked before: the card's
- * disconnect leaves their f_op alone and revokes them, the early releases
- * let snd_card_free() return, and the files answer -ENODEV.
+ * The card's disconnect with files open, one of them revoked before: the
+ * files answer -ENODEV at once but keep their driver state (alsa-lib reads
+ * the PCM status page of a disconnected stream) until their last close,
+ * which releases them, and then snd_card_free() returns, as it always did.
  */
-static void snd_revoke_test_card_free(struct kunit *test)
+static void snd_revoke_test_card_disconnect(struct kunit *test)
 {
 	struct rk_card *rk = rk_card_new(test);
 	dev_t ctl_devt = rk->card->ctl_dev->devt;
@@ -173,31 +174,38 @@ static void snd_revoke_test_card_free(struct kunit *test)
 	old = rk_open(test, hw_devt, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, old, "open: %d", err);
 	KUNIT_EXPECT_EQ(test, revoke_chrdev(hw_devt), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 1);
 	hw = rk_open(test, hw_devt, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, hw, "open: %d", err);
 	ctl = rk_open(test, ctl_devt, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ctl, "open: %d", err);
 
-	snd_card_free(rk->card);
-	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 2);
+	snd_card_disconnect(rk->card);
 	KUNIT_EXPECT_TRUE(test, revoke_file_tracked(ctl));
 	KUNIT_EXPECT_EQ(test, revoke_file_error(ctl), -ENODEV);
 	KUNIT_EXPECT_EQ(test, revoke_file_error(hw), -ENODEV);
 	KUNIT_EXPECT_EQ(test, revoke_file_error(old), -ENXIO);
 	KUNIT_EXPECT_EQ(test, rk_ioctl(ctl, SNDRV_CTL_IOCTL_PVERSION,
 				       &version), -ENODEV);
-	/* The minor is gone; the "alsa" char device is not. */
+	KUNIT_EXPECT_EQ(test, rk_ioctl(hw, 0, NULL), -ENODEV);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 1);
+	/* No new open, no revoke of a node that is gone. */
+	KUNIT_EXPECT_NULL(test, rk_open(test, hw_devt, &err));
 	KUNIT_EXPECT_EQ(test, revoke_chrdev(hw_devt), -EOPNOTSUPP);
-	fput(ctl);
-	fput(hw);
-	fput(old);
+
+	/* The last closes release; then the card goes. */
+	__fput_sync(hw);
+	__fput_sync(ctl);
+	__fput_sync(old);
+	snd_card_free(rk->card);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 2);
 }
 
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
 	KUNIT_CASE(snd_revoke_test_one_node),
-	KUNIT_CASE(snd_revoke_test_card_free),
+	KUNIT_CASE(snd_revoke_test_card_disconnect),
 	{}
 };
 
