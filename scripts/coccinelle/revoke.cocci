@@ -512,21 +512,28 @@ static const struct file_operations fo = {
 // The PCM: stop the stream as a disconnect does, but only this one: a
 // linked stream of another node is stopped, not disconnected.
 @snd_pcm depends on patch && !snd_done@
+iterator name snd_pcm_group_for_each_entry;
 @@
 static int snd_pcm_release(...) { ... }
 +
 +static int snd_pcm_revoke(struct file *file)
 +{
 +	struct snd_pcm_file *pcm_file = file->private_data;
-+	struct snd_pcm_substream *substream = pcm_file->substream;
++	struct snd_pcm_substream *substream = pcm_file->substream, *s;
 +	struct snd_pcm_runtime *runtime = substream->runtime;
++	struct snd_pcm_group *group;
 +
 +	snd_pcm_stream_lock_irq(substream);
 +	if (snd_pcm_running(substream))
 +		snd_pcm_stop(substream, SNDRV_PCM_STATE_SETUP);
 +	__snd_pcm_set_state(runtime, SNDRV_PCM_STATE_DISCONNECTED);
-+	wake_up(&runtime->sleep);
 +	wake_up(&runtime->tsleep);
++	/* A drain of this stream may sleep on a linked stream's queue. */
++	group = snd_pcm_stream_group_ref(substream);
++	snd_pcm_group_for_each_entry(s, substream)
++		if (s->runtime)
++			wake_up(&s->runtime->sleep);
++	snd_pcm_group_unref(group, substream);
 +	snd_pcm_stream_unlock_irq(substream);
 +	snd_pcm_sync_stop(substream, false);
 +	snd_kill_fasync_sync(runtime->fasync, SIGIO, POLL_ERR);
@@ -550,6 +557,26 @@ const struct file_operations fo[2] = {
 	...
 	}
 };
+
+// A drain sleeping on a linked stream of another node ends on revoke.
+@depends on snd_pcm@
+identifier substream, file, result, card;
+iterator name scoped_guard;
+@@
+static int snd_pcm_drain(struct snd_pcm_substream *substream,
+			 struct file *file)
+{
+	<...
+	if (card->shutdown) {
+		result = -ENODEV;
+		break;
+	}
++	if (file && revoke_file_revoked(file)) {
++		result = revoke_file_error(file);
++		break;
++	}
+	...>
+}
 
 // The revoked file's mappings no longer count (see pcm.h above).
 @depends on snd_pcm@
