@@ -78,8 +78,9 @@
  * leave those to its ->release (ALSA's PCM mmap_count).
  *
  * Locking: obj->lock (spinlock) protects the fields marked (L) in
- * internal.h and the lists of files; it nests inside nothing and is never
- * held across a driver call.  rf->poll_wq.lock protects rf->pollers;
+ * internal.h and the lists of files; it is taken in process context only,
+ * may nest inside a subsystem's spinlock (ALSA's card->files_lock, for a
+ * disconnect) and is never held across a driver call.  rf->poll_wq.lock protects rf->pollers;
  * rf->vm_lock protects rf->vm_proxies.  Cycles of one object are
  * serialized by the REVOKING state.
  */
@@ -110,10 +111,11 @@ struct vfsmount *revoke_mnt __ro_after_init;
  * rcu_read_lock(): inline even with CONFIG_PREEMPT_RCU, and
  * synchronize_rcu() waits for it all the same.
  */
-static __always_inline bool revoke_enter(struct revoke_file *rf)
+static __always_inline bool __revoke_enter(struct revoke_file *rf,
+					   const bool *closed)
 {
 	rcu_read_lock_sched();
-	if (unlikely(READ_ONCE(rf->revoked))) {
+	if (unlikely(READ_ONCE(*closed))) {
 		rcu_read_unlock_sched();
 		return false;
 	}
@@ -121,6 +123,11 @@ static __always_inline bool revoke_enter(struct revoke_file *rf)
 	rcu_read_unlock_sched();
 	lock_map_acquire_read(&rf->obj->dep_map);
 	return true;
+}
+
+static __always_inline bool revoke_enter(struct revoke_file *rf)
+{
+	return __revoke_enter(rf, &rf->revoked);
 }
 
 static __always_inline void revoke_exit(struct revoke_file *rf)
@@ -203,15 +210,7 @@ static inline struct revoke_file *revoke_file_of(const struct file *file)
  */
 static __always_inline bool revoke_enter_vm(struct revoke_file *rf)
 {
-	rcu_read_lock_sched();
-	if (unlikely(READ_ONCE(rf->unmapped))) {
-		rcu_read_unlock_sched();
-		return false;
-	}
-	this_cpu_inc(*rf->active);
-	rcu_read_unlock_sched();
-	lock_map_acquire_read(&rf->obj->dep_map);
-	return true;
+	return __revoke_enter(rf, &rf->unmapped);
 }
 
 /*
@@ -329,10 +328,21 @@ static int revoke_fop_fsync(struct file *file, loff_t start, loff_t end,
 static int revoke_fop_fasync(int fd, struct file *file, int on)
 {
 	struct revoke_file *rf = revoke_file_of(file);
+	int ret;
 
-	/* Switching off always works: the cycle already called ->fasync(-1). */
-	return REVOKE_CALL(rf, on ? revoke_err(rf) : 0,
-			   rf->real->fasync(fd, file, on));
+	if (revoke_enter(rf)) {
+		ret = rf->real->fasync(fd, file, on);
+		revoke_exit(rf);
+		return ret;
+	}
+	if (on)
+		return revoke_err(rf);
+	/*
+	 * Switching off always works: a revoke cycle called ->fasync(-1)
+	 * already; for a disconnected file the release does it.
+	 */
+	WRITE_ONCE(rf->fasync_off, true);
+	return 0;
 }
 
 static int revoke_fop_lock(struct file *file, int cmd, struct file_lock *fl)
@@ -833,6 +843,7 @@ static struct revoke_file *revoke_file_alloc(struct revoke_object *obj,
 	rf->revoked = false;
 	rf->unmapped = false;
 	rf->woken = false;
+	rf->fasync_off = false;
 	rf->claimed = false;
 	rf->held = false;
 	rf->released = false;
@@ -863,10 +874,10 @@ static int revoke_file_release_driver(struct revoke_file *rf, bool early)
 	struct file *file = rf->file;
 
 	/*
-	 * Early, or at the last close of a disconnected file, whose proxy
-	 * ->fasync no longer reached the driver.
+	 * Early, or at the last close of a disconnected file whose
+	 * switch-off no longer reached the driver.
 	 */
-	if ((early || READ_ONCE(rf->revoked)) && rf->real->fasync)
+	if ((early || READ_ONCE(rf->fasync_off)) && rf->real->fasync)
 		rf->real->fasync(-1, file, 0);
 	revoke_poll_detach(rf);
 	if (rf->real->release)
@@ -985,10 +996,12 @@ static void revoke_cycle(struct revoke_object *obj)
 	 * kill: the driver is going away.  A blocked ->open (ALSA waits for
 	 * a busy substream) could make a plain revoke wait forever.
 	 */
-	if (READ_ONCE(obj->kill))
-		wait_event(obj->state_wq, revoke_cycle_idle(obj));
-
 	spin_lock(&obj->lock);
+	while (obj->kill && obj->nr_opening) {
+		spin_unlock(&obj->lock);
+		wait_event(obj->state_wq, revoke_cycle_idle(obj));
+		spin_lock(&obj->lock);
+	}
 	obj->state = obj->kill ? REVOKE_DEAD : REVOKE_LIVE;
 	obj->done_seq = obj->seq;
 	spin_unlock(&obj->lock);
@@ -1032,6 +1045,15 @@ static bool revoke_cycle_start(struct revoke_object *obj, bool kill,
 		*seq = obj->seq;
 		break;
 	case REVOKE_DEAD:
+		/* Disconnected files are still there: revoke them for real. */
+		if (obj->disconnect && !list_empty(&obj->files)) {
+			obj->state = REVOKE_REVOKING;
+			obj->disconnect = false;
+			obj->seq++;
+			*seq = obj->seq;
+			run = true;
+			break;
+		}
 		*seq = 0;
 		break;
 	}
@@ -1044,10 +1066,18 @@ static void revoke_object_sync(struct revoke_object *obj, bool kill)
 	unsigned long seq;
 
 	might_sleep();
-	if (revoke_cycle_start(obj, kill, &seq))
-		revoke_cycle(obj);
-	else if (seq)
+	for (;;) {
+		if (revoke_cycle_start(obj, kill, &seq)) {
+			revoke_cycle(obj);
+			return;
+		}
+		if (!seq)
+			return;
 		wait_event(obj->state_wq, revoke_cycle_done(obj, seq));
+		/* That cycle may have been a disconnect: look again. */
+		if (!READ_ONCE(obj->disconnect))
+			return;
+	}
 }
 
 /**
@@ -1094,9 +1124,9 @@ void revoke_object_kill(struct revoke_object *obj)
 EXPORT_SYMBOL_GPL(revoke_object_kill);
 
 /*
- * A disconnect: wake and drain like a revoke, but leave the files on the
- * object, so that their driver state and mappings last until their last
- * close, which releases them as usual.
+ * A disconnect: wake like a revoke, but leave the files on the object, so
+ * that their driver state and mappings last until their last close, which
+ * releases them as usual.
  */
 static void revoke_disconnect_cycle(struct revoke_object *obj)
 {
@@ -1123,8 +1153,13 @@ static void revoke_disconnect_cycle(struct revoke_object *obj)
 		wake_up_poll(&rf->poll_wq, EPOLLERR | EPOLLHUP);
 		fput(file);
 	}
-	revoke_drain(obj);
 
+	/*
+	 * No drain: faults still enter the gate, so its counters would not
+	 * only go down.  The driver's state lives until the last close, as
+	 * it did before the framework; a later revoke drains (see
+	 * revoke_object_sync()).
+	 */
 	spin_lock(&obj->lock);
 	obj->state = REVOKE_DEAD;
 	obj->done_seq = obj->seq;
@@ -1179,7 +1214,7 @@ static void revoke_object_async(struct revoke_object *obj, bool disconnect)
  * the operations in flight have returned.  This is the way to revoke an
  * object from inside one of its own operations.
  *
- * Context: Process or softirq context; does not sleep.
+ * Context: Process context, also under a spinlock; does not sleep.
  */
 void revoke_object_revoke_nowait(struct revoke_object *obj)
 {
@@ -1201,8 +1236,7 @@ EXPORT_SYMBOL_GPL(revoke_object_revoke_nowait);
  * A revoke cycle running meanwhile finishes as it started and then leaves
  * @obj dead.
  *
- * Context: Any context but hard interrupt; does not sleep.  Takes
- * @obj's spinlock.
+ * Context: Process context, also under a spinlock; does not sleep.
  */
 void revoke_object_disconnect_nowait(struct revoke_object *obj)
 {
@@ -1218,7 +1252,7 @@ EXPORT_SYMBOL_GPL(revoke_object_disconnect_nowait);
  * subsystem's disconnect path that walks its files (ALSA's card
  * disconnect, which used to swap their f_op).
  *
- * Context: Any context but hard interrupt; does not sleep.
+ * Context: Process context, also under a spinlock; does not sleep.
  */
 void revoke_file_disconnect_nowait(struct file *file)
 {

@@ -85,6 +85,7 @@ struct revoke_file {
 	bool revoked;			/* set once under obj->lock, read lockless */
 	bool unmapped;			/* ditto; its mappings fault no more */
 	bool woken;			/* (L) a disconnect ran its ->revoke */
+	bool fasync_off;		/* its proxy skipped ->fasync(-1) */
 	int err;			/* what revoked operations return */
 	bool claimed;			/* (L) a cycle took it and releases it */
 	bool held;			/* the cycle holds a reference */
