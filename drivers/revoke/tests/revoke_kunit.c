@@ -551,6 +551,46 @@ static void revoke_test_poll(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+/*
+ * A disconnect wakes the sleepers and closes the operations (-ENODEV) but
+ * keeps the driver's state until the last close; a revoke after it still
+ * releases the files.
+ */
+static void revoke_test_disconnect(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file, *kept;
+	struct kd_reader r;
+	int i;
+
+	file = kd_open_file(test, dev, NULL);
+	kept = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
+	kd_start_reader(test, dev, &r, file);
+
+	revoke_object_disconnect_nowait(dev->obj);
+	KUNIT_EXPECT_EQ(test, revoke_file_error(file), -ENODEV);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, r.ret, -ENODEV);
+	for (i = 0; i < 100 && atomic_read(&dev->revokes) < 2; i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 0);
+	KUNIT_EXPECT_NULL(test, kd_open_file(test, dev, NULL));
+
+	/* The last close releases as usual. */
+	kd_close(file);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+
+	/* A revoke now takes the file still open, for real. */
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	kd_close(kept);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	revoke_object_put(dev->obj);
+}
+
 static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_lifecycle),
 	KUNIT_CASE(revoke_test_drain),
@@ -558,6 +598,7 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_open_race),
 	KUNIT_CASE(revoke_test_self_revoke),
 	KUNIT_CASE(revoke_test_poll),
+	KUNIT_CASE(revoke_test_disconnect),
 	{}
 };
 
