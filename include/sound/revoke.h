@@ -15,6 +15,27 @@ struct snd_fasync;
 /* sound/core/misc.c, for the nodes' ->revoke methods. */
 void snd_kill_fasync_sync(struct snd_fasync *fasync, int signal, int poll);
 
+/**
+ * snd_revoke_transfer_error - the error of a PCM transfer a revoke stopped
+ * @file: the file of the transfer
+ * @err: what the transfer returned
+ *
+ * The PCM ->revoke stops the stream as a disconnect does, so a transfer
+ * asleep in it returns -EBADFD, ALSA's error for a disconnected stream:
+ * report the revoke's -ENXIO instead, as every later call on the file
+ * does.  A card's disconnect keeps its -EBADFD.
+ *
+ * Context: Any context.
+ * Return: @err, or -ENXIO.
+ */
+static inline long snd_revoke_transfer_error(const struct file *file,
+					     long err)
+{
+	if (err == -EBADFD && revoke_file_error(file) == -ENXIO)
+		return -ENXIO;
+	return err;
+}
+
 #ifdef CONFIG_REVOKE
 int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 			const struct file_operations *f_ops,

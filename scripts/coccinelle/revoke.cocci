@@ -578,6 +578,48 @@ static int snd_pcm_drain(struct snd_pcm_substream *substream,
 	...>
 }
 
+// A transfer asleep when its stream was revoked reports the revoke.
+@depends on snd_pcm@
+identifier fn =~ "^snd_pcm_(read|write)$";
+identifier file, result;
+identifier lib =~ "^snd_pcm_lib_(read|write)$";
+expression list es;
+@@
+fn(struct file *file, ...)
+{
+	<...
+	result = lib(es);
++	result = snd_revoke_transfer_error(file, result);
+	...>
+}
+
+@depends on snd_pcm@
+identifier fn =~ "^snd_pcm_(read|write)v$";
+identifier iocb, result;
+identifier lib =~ "^snd_pcm_lib_(read|write)v$";
+expression list es;
+@@
+fn(struct kiocb *iocb, ...)
+{
+	<...
+	result = lib(es);
++	result = snd_revoke_transfer_error(iocb->ki_filp, result);
+	...>
+}
+
+@depends on snd_pcm@
+identifier file;
+identifier xfer =~ "^snd_pcm_xfer[in]_frames_ioctl$";
+expression list es;
+@@
+static int snd_pcm_common_ioctl(struct file *file, ...)
+{
+	<...
+-	return xfer(es);
++	return snd_revoke_transfer_error(file, xfer(es));
+	...>
+}
+
 // The revoked file's mappings no longer count (see pcm.h above).
 @depends on snd_pcm@
 identifier file, substream, pcm;
