@@ -26,16 +26,25 @@
  *  5. release: the driver's ->fasync(-1) and ->release run now, exactly
  *     once, so exclusive resources are free for the next opener; the final
  *     fput of the file later skips them;
- *     A file answers -ENXIO from step 1 on, or -ENODEV if the cycle kills
- *     the object (unplug: what the driver answered before the framework);
- *  6. wait for the opens that raced with the cycle (those fail with
- *     -ENXIO), then go back to LIVE, or to DEAD if the object was killed
- *     (char device unplug).
+ *  6. go back to LIVE, or to DEAD if the object was killed (char device
+ *     unplug), after waiting for the opens that raced with the cycle: they
+ *     fail with -ENXIO either way, but a driver going away must not be in
+ *     ->open any more.
+ * A file answers -ENXIO from step 1 on, or -ENODEV if the cycle kills the
+ * object (what the driver answered after an unplug before the framework).
  *
- * States: LIVE -> REVOKING -> LIVE | DEAD.  Whoever moves the object from
- * LIVE to REVOKING runs the cycle; a second revoker waits for that cycle to
- * end, which covers it (no file can be opened while REVOKING).  Opens
- * arriving while REVOKING wait for the end of the cycle.
+ * A disconnect (revoke_object_disconnect_nowait(), ALSA's card disconnect)
+ * runs steps 1 and 2 from a work item and leaves the object DEAD: the
+ * files answer -ENODEV but stay on the object with their driver state and
+ * mappings, and are released at their last close.  It does not drain:
+ * their faults still enter the gate.  A revoke of a DEAD object that still
+ * has disconnected files runs a full cycle on them.
+ *
+ * States: LIVE -> REVOKING -> LIVE | DEAD, and DEAD -> REVOKING -> DEAD
+ * for a revoke after a disconnect.  Whoever moves the object to REVOKING
+ * runs the cycle; a second revoker waits for that cycle to end, which
+ * covers it (no file can be opened while REVOKING).  Opens arriving while
+ * REVOKING wait for the end of the cycle.
  *
  * The gate.  Every proxy runs the driver's method between revoke_enter()
  * and revoke_exit().  revoke_enter() tests the file's mark and increments
@@ -1229,7 +1238,7 @@ EXPORT_SYMBOL_GPL(revoke_object_revoke_nowait);
  * The unplug of a subsystem that keeps a device's state until the last
  * close (ALSA's card disconnect): every open file of @obj is marked at
  * once and its operations fail with -ENODEV from now on; a work item calls
- * the driver's ->revoke for each and waits for the operations in flight.
+ * the driver's ->revoke for each, so that its sleepers wake.
  * Unlike revoke_object_kill(), the files keep their mappings, which still
  * fault through the driver, and their driver state: the driver's ->release
  * runs at their last close.  Opens of @obj fail with -ENXIO from now on.

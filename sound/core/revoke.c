@@ -18,11 +18,10 @@
  *    snd_shutdown_f_ops (the framework never lets f_op change under a live
  *    file): it disconnects their objects instead, which has the same
  *    effect at once (every later operation fails with -ENODEV, poll
- *    reports an error), wakes their sleepers and waits for the operations
- *    in flight from a work item, and keeps, as before, the files' driver
- *    state and mappings until their last close: alsa-lib reads the PCM
- *    status page of a disconnected stream, and snd_card_free() waits for
- *    the last close as it always did;
+ *    reports an error), wakes their sleepers from a work item, and keeps,
+ *    as before, the files' driver state and mappings until their last
+ *    close: alsa-lib reads the PCM status page of a disconnected stream,
+ *    and snd_card_free() waits for the last close as it always did;
  *  - snd_unregister_device() disconnects the object too (a device removed
  *    on its own, or a file opened after the card's disconnect started) and
  *    revokeat(2) stops finding it.  Its callers hold ALSA locks that
