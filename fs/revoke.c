@@ -6,16 +6,312 @@
  * The system call looks the path up, checks that the caller owns the inode
  * (or has CAP_FOWNER over it), and hands the object to whoever can revoke
  * it: for a char device node that is the driver of its device number, via
- * the revoke framework in drivers/revoke/.  Anything else cannot be revoked
- * yet and gets -EOPNOTSUPP.
+ * the revoke framework in drivers/revoke/; for a regular file on a
+ * filesystem that sets FS_REVOCABLE (tmpfs, ext4), the code below.
+ * Anything else gets -EOPNOTSUPP.
+ *
+ * Regular files.  The object is the inode, so files opened through any
+ * hard link, bind mount or mount namespace are covered, and fork, dup and
+ * SCM_RIGHTS share the struct file.  Nothing is tracked per open file: a
+ * file records the inode's revoke generation when it is opened
+ * (f_revoke_gen, 4 bytes that fit in the 192-byte slab object struct file
+ * already has), and revokeat(2) bumps the inode's (i_revoke_gen, in a
+ * 32-bit hole of struct inode).  A file whose generation is behind is
+ * revoked; no list is walked and open(2)/close(2) pay one load and store.
+ *
+ * The cycle, under the filesystem's revoke_sb lock:
+ *  1. bump the generation; every later operation of an older file fails
+ *     with -EBADF;
+ *  2. drain: the filesystem runs its data methods (read, write, splice,
+ *     fallocate, ftruncate, ioctl, page_mkwrite) in the file_revoke_gate,
+ *     a per-CPU count per superblock in two slots.  Flip the slot,
+ *     synchronize_rcu(), and wait for the old slot to empty: a write that
+ *     started before the call has landed, none lands after it.  Direct I/O
+ *     still in flight is waited for with inode_dio_wait();
+ *  3. private mappings: pages a process already has mapped are copied
+ *     into its own anonymous memory (copy-on-write broken), so it never
+ *     sees what the next owner writes and is not killed for reading what
+ *     it had; pages it never touched give SIGBUS.  The seed populated and
+ *     copied whole mappings instead, which costs memory for pages the
+ *     process never used; see Documentation/driver-api/revoke.rst for the
+ *     figures;
+ *  4. zap the file's pages from every mapping (unmap_mapping_range()
+ *     without even_cows, so private copies stay).  A fault on a revoked
+ *     file's mapping is refused under the page table lock (finish_fault(),
+ *     do_set_pmd()) or RCU (filemap_map_pages()), which the
+ *     synchronize_rcu() of step 2 waits for: shared mappings give SIGBUS;
+ *  5. drop the revoked files' flock, POSIX and OFD locks and leases;
+ *  6. write the inode back and wait (the seed's do_fsync()): writes
+ *     completed before the call are durable.
+ *
+ * The gate is per superblock, not per inode: a per-CPU counter per inode
+ * would cost more memory than the inode.  A revoke therefore also waits for
+ * operations on other files of the same filesystem that started before
+ * it, but never for one that starts after (the flipped slot).  Its hot
+ * path is the chardev gate's, without the proxy's indirect call:
+ * preempt_disable(), two loads and a compare, this_cpu_inc(), and on the
+ * way out this_cpu_dec() and a test of ->draining; no atomic instruction,
+ * no barrier (smp_rmb() is a compiler barrier on x86).
  */
 
 #include <linux/fcntl.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/pagewalk.h>
+#include <linux/percpu.h>
 #include <linux/revoke.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/syscalls.h>
+#include <linux/writeback.h>
+
+/**
+ * revoke_sb_init - give a superblock the revoke gate of its regular files
+ * @sb: a superblock of a filesystem that sets FS_REVOCABLE
+ *
+ * Context: Process context, from alloc_super(); may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int revoke_sb_init(struct super_block *sb)
+{
+	struct revoke_sb *rs;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL);
+	if (!rs)
+		return -ENOMEM;
+	rs->active = __alloc_percpu(2 * sizeof(unsigned long),
+				    __alignof__(unsigned long));
+	if (!rs->active) {
+		kfree(rs);
+		return -ENOMEM;
+	}
+	init_waitqueue_head(&rs->drain_wq);
+	mutex_init(&rs->lock);
+	sb->s_revoke = rs;
+	return 0;
+}
+
+/**
+ * revoke_sb_free - free the revoke gate of a superblock
+ * @sb: the superblock, which no file refers to any more
+ *
+ * Context: Process context, from the superblock's destruction.
+ */
+void revoke_sb_free(struct super_block *sb)
+{
+	struct revoke_sb *rs = sb->s_revoke;
+
+	if (!rs)
+		return;
+	free_percpu(rs->active);
+	kfree(rs);
+	sb->s_revoke = NULL;
+}
+
+/* Operations counted in @slot; exact once no new one can count there. */
+static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(rs->active, cpu)[slot]);
+	return sum;
+}
+
+/*
+ * Steps 1 and 2: from now on the files of @inode opened before fail, and
+ * none of their operations is still running.
+ */
+static void revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
+{
+	unsigned int old = rs->idx;
+
+	lockdep_assert_held(&rs->lock);
+	WRITE_ONCE(rs->draining, true);
+	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
+	WRITE_ONCE(rs->idx, old ^ 1);
+	/*
+	 * Every operation that read the old slot has counted in it by now;
+	 * every later one sees the new generation.
+	 */
+	synchronize_rcu();
+	wait_event(rs->drain_wq, revoke_sb_active(rs, old) == 0);
+	WRITE_ONCE(rs->draining, false);
+}
+
+/* Step 3 ------------------------------------------------------------- */
+
+#define REVOKE_COW_BATCH	64
+
+struct revoke_cow_batch {
+	unsigned int n;
+	unsigned long addr[REVOKE_COW_BATCH];
+};
+
+/* Collect the addresses where a page of the file itself is mapped. */
+static int revoke_cow_pte(pte_t *pte, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	struct revoke_cow_batch *b = walk->private;
+	pte_t ptent = ptep_get(pte);
+	struct page *page;
+
+	if (!pte_present(ptent))
+		return 0;
+	page = vm_normal_page(walk->vma, addr, ptent);
+	if (!page || PageAnon(page))
+		return 0;
+	b->addr[b->n++] = addr;
+	return b->n == REVOKE_COW_BATCH;
+}
+
+static const struct mm_walk_ops revoke_cow_ops = {
+	.pte_entry	= revoke_cow_pte,
+	.walk_lock	= PGWALK_RDLOCK,
+};
+
+/*
+ * Break copy-on-write for every page of the file mapped in @vma, as a
+ * ptrace write would: the process gets a private copy of what it sees now.
+ * A page that cannot be copied (no memory) is zapped with the others and
+ * gives SIGBUS if touched.
+ */
+static void revoke_break_cow(struct vm_area_struct *vma,
+			     struct revoke_cow_batch *b)
+{
+	unsigned long start = vma->vm_start;
+
+	while (start < vma->vm_end) {
+		unsigned int i;
+		int ret;
+
+		b->n = 0;
+		ret = walk_page_range_vma(vma, start, vma->vm_end,
+					  &revoke_cow_ops, b);
+		start = ret > 0 ? b->addr[b->n - 1] + PAGE_SIZE : vma->vm_end;
+		for (i = 0; i < b->n; i++) {
+			struct page *page;
+
+			if (get_user_pages_remote(vma->vm_mm, b->addr[i], 1,
+						  FOLL_WRITE | FOLL_FORCE,
+						  &page, NULL) == 1)
+				put_page(page);
+		}
+		cond_resched();
+	}
+}
+
+static bool revoke_private_vma(struct vm_area_struct *vma,
+			       struct inode *inode)
+{
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       !(vma->vm_flags & VM_SHARED) && file_revoked(vma->vm_file);
+}
+
+/*
+ * The address spaces with a private mapping of a revoked file of @inode,
+ * each with a reference (mmget()), in @mms; their number, or -ENOMEM.
+ */
+static int revoke_collect_mms(struct inode *inode, struct mm_struct ***mms)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct vm_area_struct *vma;
+	struct mm_struct **v = NULL;
+	unsigned int n, max = 0;
+
+	for (;;) {
+		unsigned int want = 0;
+
+		n = 0;
+		i_mmap_lock_read(mapping);
+		vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX) {
+			unsigned int i;
+
+			if (!revoke_private_vma(vma, inode))
+				continue;
+			for (i = 0; i < n && v[i] != vma->vm_mm; i++)
+				;
+			if (i < n)
+				continue;
+			if (n == max) {
+				want++;
+				continue;
+			}
+			if (mmget_not_zero(vma->vm_mm))
+				v[n++] = vma->vm_mm;
+		}
+		i_mmap_unlock_read(mapping);
+		if (!want)
+			break;
+		/* More than room for: drop them and count again. */
+		while (n)
+			mmput(v[--n]);
+		kfree(v);
+		max += want;
+		v = kmalloc_array(max, sizeof(*v), GFP_KERNEL);
+		if (!v)
+			return -ENOMEM;
+	}
+	*mms = v;
+	return n;
+}
+
+static void revoke_private_maps(struct inode *inode)
+{
+	struct revoke_cow_batch *b;
+	struct mm_struct **mms;
+	int i, n;
+
+	if (!mapping_mapped(inode->i_mapping))
+		return;
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	mms = NULL;
+	n = revoke_collect_mms(inode, &mms);
+	for (i = 0; i < n; i++) {
+		struct mm_struct *mm = mms[i];
+		struct vm_area_struct *vma;
+
+		if (b && !mmap_read_lock_killable(mm)) {
+			VMA_ITERATOR(vmi, mm, 0);
+
+			for_each_vma(vmi, vma)
+				if (revoke_private_vma(vma, inode))
+					revoke_break_cow(vma, b);
+			mmap_read_unlock(mm);
+		}
+		mmput(mm);
+	}
+	kfree(mms);
+	kfree(b);
+}
+
+/*
+ * Revoke every file of a regular file's inode.  Only a fatal signal while
+ * waiting for another revoke of the same filesystem stops it before it
+ * started (-EINTR); once started it completes.
+ */
+static int revoke_regular(struct inode *inode)
+{
+	struct revoke_sb *rs = inode->i_sb->s_revoke;
+
+	if (!rs)
+		return -EOPNOTSUPP;
+	if (mutex_lock_killable(&rs->lock))
+		return -EINTR;
+	revoke_sb_drain(rs, inode);
+	mutex_unlock(&rs->lock);
+
+	inode_dio_wait(inode);
+	revoke_private_maps(inode);
+	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+	locks_revoke(inode);
+	return write_inode_now(inode, 1);
+}
 
 static int do_revoke(const struct path *path)
 {
@@ -31,6 +327,8 @@ static int do_revoke(const struct path *path)
 		    (path->mnt->mnt_sb->s_iflags & SB_I_NODEV))
 			return -EACCES;
 		return revoke_chrdev(inode->i_rdev);
+	case S_IFREG:
+		return revoke_regular(inode);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -46,8 +344,12 @@ static int do_revoke(const struct path *path)
  * Return: 0 once every file description opened on the object before the
  * call is revoked; -EINVAL for unknown flags; -EPERM if the caller neither
  * owns the inode nor has CAP_FOWNER over it; -EOPNOTSUPP if the object
- * cannot be revoked; -EACCES for a device node on a nodev mount; -ENXIO
- * for a device node without a driver; or a path lookup error.
+ * cannot be revoked (a FIFO, socket, directory, or a regular file on a
+ * filesystem without FS_REVOCABLE); -EACCES for a device node on a nodev
+ * mount; -ENXIO for a device node without a driver; -EINTR if a fatal
+ * signal came while another revoke of the filesystem ran; an error of
+ * writing a regular file's data back (the file is revoked all the same);
+ * or a path lookup error.
  */
 SYSCALL_DEFINE3(revokeat, int, dfd, const char __user *, filename,
 		unsigned int, flags)
@@ -70,3 +372,7 @@ SYSCALL_DEFINE3(revokeat, int, dfd, const char __user *, filename,
 	path_put(&path);
 	return error;
 }
+
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+#include "tests/revoke_kunit.c"
+#endif

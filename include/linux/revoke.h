@@ -16,7 +16,11 @@
 #include <linux/errno.h>
 #include <linux/fs.h>
 #include <linux/lockdep_types.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 struct cdev;
 struct revoke_object;
@@ -170,6 +174,117 @@ DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
 		__revoke_ret = revoke_file_error(__revoke_file);	\
 	__revoke_ret;							\
 })
+
+/* Regular files ------------------------------------------------------- */
+
+/**
+ * struct revoke_sb - the revoke gate of a filesystem's regular files
+ * @active: per CPU, operations inside the gate, counted in two slots
+ * @idx: the slot new operations count in; a revoke flips it
+ * @draining: a revoke waits for @active[old slot] to reach zero
+ * @drain_wq: where it waits
+ * @lock: serialises the revokes of the filesystem's files
+ *
+ * Allocated with the super_block of a filesystem that sets FS_REVOCABLE.
+ * Regular files have no proxy: the filesystem brackets its data methods
+ * with the file_revoke_gate class, which counts them per CPU.  A revoke
+ * flips @idx and waits for the old slot only, so operations that start
+ * during the wait never hold it up.
+ */
+struct revoke_sb {
+	unsigned long __percpu	*active;
+	unsigned int		idx;
+	bool			draining;
+	wait_queue_head_t	drain_wq;
+	struct mutex		lock;
+};
+
+/**
+ * struct file_revoke_gate - an operation of a regular file inside its gate
+ * @rs: the gate, or NULL if the operation was not counted
+ * @idx: the slot it counts in, or -EBADF if the file is revoked
+ */
+struct file_revoke_gate {
+	struct revoke_sb	*rs;
+	int			idx;
+};
+
+#ifdef CONFIG_REVOKE
+
+static __always_inline struct file_revoke_gate
+file_revoke_enter(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct file_revoke_gate gate = { .rs = inode->i_sb->s_revoke };
+
+	if (!gate.rs)
+		return gate;
+	/* A read-side section for revoke_regular()'s synchronize_rcu(). */
+	rcu_read_lock_sched();
+	gate.idx = READ_ONCE(gate.rs->idx);
+	smp_rmb();	/* a flipped slot implies the new generation */
+	if (unlikely(file->f_revoke_gen != READ_ONCE(inode->i_revoke_gen))) {
+		rcu_read_unlock_sched();
+		gate.rs = NULL;
+		gate.idx = -EBADF;
+		return gate;
+	}
+	this_cpu_inc(gate.rs->active[gate.idx]);
+	rcu_read_unlock_sched();
+	return gate;
+}
+
+static __always_inline void file_revoke_exit(struct file_revoke_gate gate)
+{
+	if (!gate.rs)
+		return;
+	rcu_read_lock_sched();
+	this_cpu_dec(gate.rs->active[gate.idx]);
+	if (unlikely(READ_ONCE(gate.rs->draining)))
+		wake_up(&gate.rs->drain_wq);
+	rcu_read_unlock_sched();
+}
+
+int revoke_sb_init(struct super_block *sb);
+void revoke_sb_free(struct super_block *sb);
+void locks_revoke(struct inode *inode);
+
+#else /* !CONFIG_REVOKE */
+
+static __always_inline struct file_revoke_gate
+file_revoke_enter(struct file *file)
+{
+	return (struct file_revoke_gate){};
+}
+
+static __always_inline void file_revoke_exit(struct file_revoke_gate gate)
+{
+}
+
+static inline int revoke_sb_init(struct super_block *sb)
+{
+	return 0;
+}
+
+static inline void revoke_sb_free(struct super_block *sb)
+{
+}
+
+#endif /* CONFIG_REVOKE */
+
+/*
+ * CLASS(file_revoke_gate, gate)(file): run the rest of the scope as an
+ * operation of @file that revokeat(2) waits for, unless
+ * file_revoke_gate_closed(&gate) says the file is revoked, in which case
+ * the operation must fail (-EBADF, or VM_FAULT_SIGBUS for a fault).
+ */
+DEFINE_CLASS(file_revoke_gate, struct file_revoke_gate,
+	     file_revoke_exit(_T), file_revoke_enter(file), struct file *file)
+
+static inline bool file_revoke_gate_closed(const struct file_revoke_gate *gate)
+{
+	return gate->idx < 0;
+}
 
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
 struct kunit;
