@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of revokeat(2) on regular files: the generations, the
+ * per-superblock gate and its drain, and the locks.  Included by
+ * fs/revoke.c, whose static functions it calls.  Files are tmpfs files of
+ * the kernel's internal shm mount (shmem_file_setup()), which is
+ * FS_REVOCABLE like any tmpfs.
+ */
+
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/filelock.h>
+#include <linux/kthread.h>
+#include <linux/shmem_fs.h>
+
+static struct file *rf_file(struct kunit *test)
+{
+	struct file *file = shmem_file_setup("revoke_kunit", PAGE_SIZE, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	return file;
+}
+
+/* Another file of the same inode, opened now. */
+static struct file *rf_reopen(struct kunit *test, struct file *file)
+{
+	struct file *clone = alloc_file_clone(file, O_RDWR, file->f_op);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(clone));
+	return clone;
+}
+
+static ssize_t rf_write(struct file *file, const char *s)
+{
+	loff_t pos = 0;
+
+	return kernel_write(file, s, strlen(s), &pos);
+}
+
+static ssize_t rf_read(struct file *file, char *buf, size_t len)
+{
+	loff_t pos = 0;
+
+	return kernel_read(file, buf, len, &pos);
+}
+
+static void revoke_files_generations(struct kunit *test)
+{
+	struct file *old = rf_file(test), *new;
+	struct inode *inode = file_inode(old);
+	char buf[8] = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, inode->i_sb->s_revoke);
+	KUNIT_EXPECT_FALSE(test, file_revoked(old));
+	KUNIT_EXPECT_EQ(test, rf_write(old, "old"), 3);
+
+	KUNIT_EXPECT_EQ(test, revoke_regular(inode), 0);
+	KUNIT_EXPECT_TRUE(test, file_revoked(old));
+	KUNIT_EXPECT_EQ(test, rf_write(old, "bad"), -EBADF);
+	KUNIT_EXPECT_EQ(test, rf_read(old, buf, 3), -EBADF);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(old, 0, 0, PAGE_SIZE), -EBADF);
+
+	/* A file opened after the call is not revoked, and sees the data. */
+	new = rf_reopen(test, old);
+	KUNIT_EXPECT_FALSE(test, file_revoked(new));
+	KUNIT_EXPECT_EQ(test, rf_read(new, buf, 3), 3);
+	KUNIT_EXPECT_STREQ(test, buf, "old");
+
+	/* The next revoke takes it, and the old one stays revoked. */
+	KUNIT_EXPECT_EQ(test, revoke_regular(inode), 0);
+	KUNIT_EXPECT_TRUE(test, file_revoked(new));
+	KUNIT_EXPECT_TRUE(test, file_revoked(old));
+	fput(new);
+	fput(old);
+}
+
+struct rf_revoker {
+	struct inode *inode;
+	struct completion done;
+	int ret;
+};
+
+static int rf_revoker_fn(void *arg)
+{
+	struct rf_revoker *r = arg;
+
+	r->ret = revoke_regular(r->inode);
+	complete(&r->done);
+	return 0;
+}
+
+static void revoke_files_drain_waits(struct kunit *test)
+{
+	struct file *file = rf_file(test), *other = rf_file(test), *late;
+	struct revoke_sb *rs = file_inode(file)->i_sb->s_revoke;
+	struct rf_revoker r = { .inode = file_inode(file) };
+	struct file_revoke_gate in_flight, gate;
+	struct task_struct *t;
+	unsigned int slot;
+
+	init_completion(&r.done);
+	/* An operation in flight: the revoke must wait for it. */
+	in_flight = file_revoke_enter(file);
+	KUNIT_ASSERT_FALSE(test, file_revoke_gate_closed(&in_flight));
+	slot = in_flight.idx;
+	KUNIT_EXPECT_GE(test, revoke_sb_active(rs, slot), 1UL);
+
+	t = kthread_run(rf_revoker_fn, &r, "revoke_kunit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
+	/* Already refused to anything new on it... */
+	KUNIT_EXPECT_TRUE(test, file_revoked(file));
+	gate = file_revoke_enter(file);
+	KUNIT_EXPECT_TRUE(test, file_revoke_gate_closed(&gate));
+	file_revoke_exit(gate);
+	/*
+	 * ...while other files of the filesystem, and new files of this
+	 * inode, come and go in the other slot, without holding it up.
+	 */
+	late = rf_reopen(test, file);
+	gate = file_revoke_enter(late);
+	KUNIT_EXPECT_FALSE(test, file_revoke_gate_closed(&gate));
+	KUNIT_EXPECT_NE(test, (unsigned int)gate.idx, slot);
+	file_revoke_exit(gate);
+	gate = file_revoke_enter(other);
+	KUNIT_EXPECT_FALSE(test, file_revoke_gate_closed(&gate));
+	file_revoke_exit(gate);
+	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
+
+	file_revoke_exit(in_flight);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&r.done, 10 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, revoke_sb_active(rs, slot), 0UL);
+	KUNIT_EXPECT_FALSE(test, file_revoked(other));
+	KUNIT_EXPECT_FALSE(test, file_revoked(late));
+	fput(late);
+	fput(other);
+	fput(file);
+}
+
+static void revoke_files_locks(struct kunit *test)
+{
+	struct file *file = rf_file(test), *next;
+	struct file_lock_context *ctx;
+	struct file_lock fl;
+
+	locks_init_lock(&fl);
+	fl.c.flc_file = file;
+	fl.c.flc_owner = file;
+	fl.c.flc_pid = current->tgid;
+	fl.c.flc_flags = FL_FLOCK;
+	fl.c.flc_type = F_WRLCK;
+	fl.fl_end = OFFSET_MAX;
+	KUNIT_ASSERT_EQ(test, locks_lock_file_wait(file, &fl), 0);
+	ctx = locks_inode_context(file_inode(file));
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_EXPECT_FALSE(test, list_empty(&ctx->flc_flock));
+
+	KUNIT_EXPECT_EQ(test, revoke_regular(file_inode(file)), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->flc_flock));
+	/* Refused through the revoked file, granted to the next opener. */
+	KUNIT_EXPECT_EQ(test, locks_lock_file_wait(file, &fl), -EBADF);
+	next = rf_reopen(test, file);
+	fl.c.flc_file = next;
+	fl.c.flc_owner = next;
+	KUNIT_EXPECT_EQ(test, locks_lock_file_wait(next, &fl), 0);
+	fput(next);
+	fput(file);
+}
+
+static void revoke_files_not_revocable(struct kunit *test)
+{
+	struct file *file;
+
+	/* The anon inode filesystem did not opt in. */
+	file = anon_inode_getfile("revoke_kunit", &simple_dir_operations,
+				  NULL, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_EXPECT_EQ(test, revoke_regular(file_inode(file)), -EOPNOTSUPP);
+	KUNIT_EXPECT_FALSE(test, file_revoked(file));
+	fput(file);
+}
+
+static struct kunit_case revoke_files_cases[] = {
+	KUNIT_CASE(revoke_files_generations),
+	KUNIT_CASE(revoke_files_drain_waits),
+	KUNIT_CASE(revoke_files_locks),
+	KUNIT_CASE(revoke_files_not_revocable),
+	{}
+};
+
+static struct kunit_suite revoke_files_suite = {
+	.name = "revoke_files",
+	.test_cases = revoke_files_cases,
+};
+
+kunit_test_suite(revoke_files_suite);
