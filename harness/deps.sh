@@ -5,7 +5,7 @@
 
 PKGS="linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl-dev
       python3 perl ccache sparse coccinelle qemu-system-x86 qemu-system-data
-      busybox-static libc6-dev git"
+      busybox-static libc6-dev git e2fsprogs"
 
 stage "deps: Debian packages"
 missing=

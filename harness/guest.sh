@@ -49,6 +49,13 @@ for p in $progs; do
 	cc "$p"
 done
 
+# The ext4 file system of the regular-file tests, loop-mounted in the guest.
+if [ "$mode" = test ]; then
+	truncate -s 16M "$out/ext4.img"
+	mkfs.ext4 -q -F -E root_owner=0:0 "$out/ext4.img" ||
+		die "mkfs.ext4 failed"
+fi
+
 dir=/tests
 [ "$mode" = demo ] && dir=/demo
 [ "$mode" = bench ] && dir=/bench
@@ -62,6 +69,10 @@ dir=/tests
 		[ "$applet" = busybox ] || echo "slink /bin/$applet busybox 777 0 0"
 	done
 	echo "file /init $TOP/harness/guest-init.sh 755 0 0"
+	if [ "$mode" = test ]; then
+		echo "dir /images 755 0 0"
+		echo "file /images/ext4.img $out/ext4.img 644 0 0"
+	fi
 	[ "$mode" = demo ] && echo "file /demo/demo.sh $TOP/harness/demo.sh 755 0 0"
 	for b in "$out"/bin/*; do
 		echo "file $dir/$(basename "$b") $b 755 0 0"

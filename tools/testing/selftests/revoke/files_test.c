@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * revokeat(2) on regular files, on a fresh tmpfs and on an ext4 image
+ * mounted through a loop device: each guarantee of revocation, the data
+ * rules (completed writes durable, nothing lands afterwards), shared and
+ * private mappings, locks, and the files that stay unrevocable.
+ */
+
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "revoke_util.h"
+
+/* Packed into the initramfs by harness/guest.sh (mkfs.ext4 on the host). */
+#define EXT4_IMAGE	"/images/ext4.img"
+#define PAGE		4096
+
+FIXTURE(files) {
+	char dir[64];		/* the mounted filesystem */
+	char path[128];		/* this test's file in it */
+	int loop;		/* ext4: the loop device, or -1 */
+};
+
+FIXTURE_VARIANT(files) {
+	bool ext4;
+};
+
+FIXTURE_VARIANT_ADD(files, tmpfs) {
+	.ext4 = false,
+};
+
+FIXTURE_VARIANT_ADD(files, ext4) {
+	.ext4 = true,
+};
+
+static int loop_attach(const char *image)
+{
+	char dev[32];
+	int ctl, n, lfd, ifd;
+
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		return -1;
+	n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	close(ctl);
+	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+	lfd = open(dev, O_RDWR);
+	ifd = open(image, O_RDWR);
+	if (n < 0 || lfd < 0 || ifd < 0 || ioctl(lfd, LOOP_SET_FD, ifd)) {
+		close(ifd);
+		close(lfd);
+		return -1;
+	}
+	close(ifd);
+	return lfd;
+}
+
+FIXTURE_SETUP(files)
+{
+	char dev[32];
+	int fd;
+
+	self->loop = -1;
+	snprintf(self->dir, sizeof(self->dir), "/mnt/%s",
+		 variant->ext4 ? "ext4" : "tmpfs");
+	mkdir(self->dir, 0755);
+	if (variant->ext4) {
+		struct stat st;
+
+		self->loop = loop_attach(EXT4_IMAGE);
+		ASSERT_GE(self->loop, 0);
+		ASSERT_EQ(fstat(self->loop, &st), 0);
+		snprintf(dev, sizeof(dev), "/dev/loop%u", minor(st.st_rdev));
+		/* No periodic commit or writeback behind the test's back. */
+		ASSERT_EQ(mount(dev, self->dir, "ext4", 0, "commit=600"), 0);
+	} else {
+		ASSERT_EQ(mount("tmpfs", self->dir, "tmpfs", 0, NULL), 0);
+	}
+	snprintf(self->path, sizeof(self->path), "%s/%s", self->dir,
+		 _metadata->name);
+	unlink(self->path);
+	fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
+	ASSERT_EQ(pwrite(fd, "old", 3, 0), 3);
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(files)
+{
+	umount2(self->dir, MNT_DETACH);
+	if (self->loop >= 0) {
+		ioctl(self->loop, LOOP_CLR_FD);
+		close(self->loop);
+	}
+}
+
+/*
+ * What a revoked regular file must look like: every operation on it fails
+ * with EBADF, poll says EPOLLERR | EPOLLHUP, fstat and close work.
+ * Returns 0, or the number of the first check that failed.
+ */
+static int check_file_revoked(int fd, const char *other)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+	char buf[8] = {};
+	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	struct stat st;
+	loff_t off = 0;
+	int ofd, pfds[2];
+
+	if (read(fd, buf, 1) != -1 || errno != EBADF)
+		return 1;
+	if (pread(fd, buf, 1, 0) != -1 || errno != EBADF)
+		return 2;
+	if (readv(fd, &iov, 1) != -1 || errno != EBADF)
+		return 3;
+	if (write(fd, "x", 1) != -1 || errno != EBADF)
+		return 4;
+	if (pwrite(fd, "x", 1, 0) != -1 || errno != EBADF)
+		return 5;
+	if (lseek(fd, 0, SEEK_SET) != -1 || errno != EBADF)
+		return 6;
+	if (fsync(fd) != -1 || errno != EBADF)
+		return 7;
+	if (fdatasync(fd) != -1 || errno != EBADF)
+		return 8;
+	if (ftruncate(fd, 0) != -1 || errno != EBADF)
+		return 9;
+	if (fallocate(fd, 0, 0, PAGE) != -1 || errno != EBADF)
+		return 10;
+	if (mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED ||
+	    errno != EBADF)
+		return 11;
+	if (mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0) != MAP_FAILED ||
+	    errno != EBADF)
+		return 12;
+	if (flock(fd, LOCK_SH | LOCK_NB) != -1 || errno != EBADF)
+		return 13;
+	if (fcntl(fd, F_OFD_SETLK, &fl) != -1 || errno != EBADF)
+		return 14;
+	if (poll(&pfd, 1, 0) != 1 || pfd.revents != (POLLERR | POLLHUP))
+		return 15;
+	/* Data through the other file-to-file paths. */
+	ofd = open(other, O_RDWR);
+	if (ofd < 0)
+		return 16;
+	if (sendfile(ofd, fd, &off, 1) != -1 || errno != EBADF)
+		return 17;
+	if (copy_file_range(fd, NULL, ofd, NULL, 1, 0) != -1 || errno != EBADF)
+		return 18;
+	if (copy_file_range(ofd, NULL, fd, NULL, 1, 0) != -1 || errno != EBADF)
+		return 19;
+	if (pipe(pfds))
+		return 20;
+	if (splice(fd, NULL, pfds[1], NULL, 1, 0) != -1 || errno != EBADF)
+		return 21;
+	close(pfds[0]);
+	close(pfds[1]);
+	close(ofd);
+	if (fstat(fd, &st) || st.st_size != 4 * PAGE)
+		return 22;
+	return 0;
+}
+
+/* A fresh file next to the test's one, for the two-file paths. */
+static void other_file(const char *path, char *out, size_t len)
+{
+	int fd;
+
+	snprintf(out, len, "%s.other", path);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "abc", 3) != 3)
+		abort();
+	close(fd);
+}
+
+TEST_F(files, every_operation_ebadf)
+{
+	char other[160];
+	int fd, ro, fd2;
+
+	other_file(self->path, other, sizeof(other));
+	fd = open(self->path, O_RDWR);
+	ro = open(self->path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(ro, 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	EXPECT_EQ(check_file_revoked(fd, other), 0);
+	EXPECT_EQ(check_file_revoked(ro, other), 0);
+	/* A new open works, and is not revoked by the call that came before. */
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(pwrite(fd2, "new", 3, 0), 3);
+	EXPECT_EQ(fsync(fd2), 0);
+	EXPECT_EQ(close(fd), 0);
+	EXPECT_EQ(close(ro), 0);
+	/* A second revoke takes the files opened since. */
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	EXPECT_EQ(check_file_revoked(fd2, other), 0);
+	EXPECT_EQ(close(fd2), 0);
+}
+
+TEST_F(files, fork_dup_scm_rights)
+{
+	int fd, dupfd, sv[2], early, late, go[2], res[2];
+	char other[160], r = 0;
+	pid_t pid;
+
+	other_file(self->path, other, sizeof(other));
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	dupfd = dup(fd);
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(res), 0);
+	/* In flight during the call, received after it. */
+	ASSERT_EQ(send_fd(sv[0], fd), 0);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char c;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(100);
+		c = check_file_revoked(fd, other);
+		_exit(write(res[1], &c, 1) == 1 ? 0 : 101);
+	}
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(read(res[0], &r, 1), 1);
+	EXPECT_EQ(r, 0);
+	EXPECT_EQ(child_status(pid), 0);
+
+	EXPECT_EQ(check_file_revoked(dupfd, other), 0);
+	early = recv_fd(sv[1]);
+	ASSERT_GE(early, 0);
+	EXPECT_EQ(check_file_revoked(early, other), 0);
+	/* Sent after the call. */
+	ASSERT_EQ(send_fd(sv[0], fd), 0);
+	late = recv_fd(sv[1]);
+	ASSERT_GE(late, 0);
+	EXPECT_EQ(check_file_revoked(late, other), 0);
+	close(early);
+	close(late);
+	close(dupfd);
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+TEST_F(files, links_bind_mounts_namespaces)
+{
+	char lnk[160], bind[] = "/mnt/bind", bound[192], other[160];
+	int fd_link, fd_bind, go[2], res[2];
+	char r = 0;
+	pid_t pid;
+
+	other_file(self->path, other, sizeof(other));
+	snprintf(lnk, sizeof(lnk), "%s.link", self->path);
+	unlink(lnk);
+	ASSERT_EQ(link(self->path, lnk), 0);
+	mkdir(bind, 0755);
+	ASSERT_EQ(mount(self->dir, bind, NULL, MS_BIND, NULL), 0);
+	snprintf(bound, sizeof(bound), "%s/%s", bind, _metadata->name);
+
+	fd_link = open(lnk, O_RDWR);
+	fd_bind = open(bound, O_RDONLY);
+	ASSERT_GE(fd_link, 0);
+	ASSERT_GE(fd_bind, 0);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(res), 0);
+
+	/* A process in another mount namespace, through its own mount. */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char c;
+		int fd;
+
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(100);
+		fd = open(bound, O_RDWR);
+		if (fd < 0 || write(res[1], "o", 1) != 1)
+			_exit(101);
+		if (read(go[0], &c, 1) != 1)
+			_exit(102);
+		c = check_file_revoked(fd, other);
+		_exit(write(res[1], &c, 1) == 1 ? 0 : 103);
+	}
+	ASSERT_EQ(read(res[0], &r, 1), 1);
+	ASSERT_EQ(r, 'o');
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	EXPECT_EQ(check_file_revoked(fd_link, other), 0);
+	EXPECT_EQ(check_file_revoked(fd_bind, other), 0);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(read(res[0], &r, 1), 1);
+	EXPECT_EQ(r, 0);
+	EXPECT_EQ(child_status(pid), 0);
+	close(fd_link);
+	close(fd_bind);
+	umount2(bind, MNT_DETACH);
+}
+
+/* Does the ext4 image itself (the loop device's backing file) hold @m? */
+static bool image_holds(const char *m, size_t len)
+{
+	static char img[16 << 20];
+	ssize_t n, total = 0;
+	int fd = open(EXT4_IMAGE, O_RDONLY);
+
+	if (fd < 0)
+		abort();
+	while ((n = read(fd, img + total, sizeof(img) - total)) > 0)
+		total += n;
+	close(fd);
+	return memmem(img, total, m, len) != NULL;
+}
+
+TEST_F(files, completed_writes_durable)
+{
+	char marker[64], buf[64];
+	int fd, fd2;
+
+	/* Writeback only when asked for. */
+	system("echo 0 >/proc/sys/vm/dirty_writeback_centisecs");
+	snprintf(marker, sizeof(marker), "revoke-durable-%s-%d-%ld",
+		 variant->ext4 ? "ext4" : "tmpfs", getpid(), (long)time(NULL));
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pwrite(fd, marker, sizeof(marker), PAGE),
+		  (ssize_t)sizeof(marker));
+	if (variant->ext4)
+		EXPECT_FALSE(image_holds(marker, sizeof(marker)));
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	/* Flushed by the call, as the seed's do_fsync() did. */
+	if (variant->ext4)
+		EXPECT_TRUE(image_holds(marker, sizeof(marker)));
+	fd2 = open(self->path, O_RDONLY);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(pread(fd2, buf, sizeof(buf), PAGE), (ssize_t)sizeof(buf));
+	EXPECT_EQ(memcmp(buf, marker, sizeof(marker)), 0);
+	close(fd2);
+	close(fd);
+	system("echo 500 >/proc/sys/vm/dirty_writeback_centisecs");
+}
+
+struct writer {
+	int fd;
+	long writes;
+	int err;
+};
+
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	char c = 'w';
+
+	for (;;) {
+		if (write(w->fd, &c, 1) != 1) {
+			w->err = errno;
+			return NULL;
+		}
+		w->writes++;
+	}
+}
+
+TEST_F(files, nothing_lands_after_the_call)
+{
+	struct writer w[2];
+	struct stat st1, st2;
+	pthread_t t[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct writer){ .fd = open(self->path, O_WRONLY | O_APPEND) };
+		ASSERT_GE(w[i].fd, 0);
+		pthread_create(&t[i], NULL, writer_fn, &w[i]);
+	}
+	usleep(100000);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	ASSERT_EQ(stat(self->path, &st1), 0);
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(w[i].err, EBADF);
+		EXPECT_GT(w[i].writes, 0);
+		close(w[i].fd);
+	}
+	usleep(50000);
+	ASSERT_EQ(stat(self->path, &st2), 0);
+	/* Every write that returned is in the file, and nothing else. */
+	EXPECT_EQ(st1.st_size, st2.st_size);
+	EXPECT_EQ(st2.st_size, 4 * PAGE + w[0].writes + w[1].writes);
+}
+
+TEST_F(files, shared_mapping_sigbus)
+{
+	unsigned int *map, v = 0;
+	int fd, fd2;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	map = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	EXPECT_FALSE(write_sigbus(&map[PAGE / 4], 0x5eed));
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	EXPECT_TRUE(read_sigbus(&map[0], &v));
+	EXPECT_TRUE(read_sigbus(&map[PAGE / 4], &v));
+	EXPECT_TRUE(write_sigbus(&map[PAGE / 4], 0xbad));
+	/* Still SIGBUS after the next owner touched the page. */
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(pread(fd2, &v, sizeof(v), PAGE), (ssize_t)sizeof(v));
+	EXPECT_EQ(v, 0x5eed);
+	EXPECT_TRUE(read_sigbus(&map[PAGE / 4], &v));
+	/* madvise(MADV_REMOVE) through it is a write, and fails. */
+	EXPECT_EQ(madvise(map, PAGE, MADV_REMOVE), -1);
+	munmap(map, 2 * PAGE);
+	close(fd2);
+	close(fd);
+}
+
+/* Reading *@p gives SIGBUS or @old, never what the next owner wrote. */
+static bool old_or_sigbus(unsigned int *p, const char *old)
+{
+	unsigned int v = 0;
+
+	return read_sigbus(p, &v) || !memcmp(&v, old, 4);
+}
+
+TEST_F(files, private_mapping_keeps_what_it_had)
+{
+	unsigned int *ro, *rw, *untouched, v = 0;
+	int fd, fd2, i;
+
+	fd = open(self->path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(pwrite(fd2, "p1p1", 4, PAGE), 4);
+	ASSERT_EQ(pwrite(fd2, "p2p2", 4, 2 * PAGE), 4);
+	close(fd2);
+	ro = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	rw = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	untouched = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(ro, MAP_FAILED);
+	ASSERT_NE(rw, MAP_FAILED);
+	ASSERT_NE(untouched, MAP_FAILED);
+	/* ro: page 0 read; rw: page 0 written (COW), page 1 read. */
+	EXPECT_FALSE(read_sigbus(&ro[0], &v));
+	EXPECT_FALSE(write_sigbus(&rw[0], 0x11111111));
+	EXPECT_FALSE(read_sigbus(&rw[PAGE / 4], &v));
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	/* The next owner rewrites the whole file. */
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(pwrite(fd2, "NEWNEWNE", 8, i * PAGE), 8);
+	ASSERT_EQ(fsync(fd2), 0);
+
+	/* What the process had, it keeps, as it was; it is not killed. */
+	EXPECT_FALSE(read_sigbus(&ro[0], &v));
+	EXPECT_EQ(memcmp(&v, "old", 4), 0);
+	EXPECT_FALSE(read_sigbus(&rw[0], &v));
+	EXPECT_EQ(v, 0x11111111);
+	EXPECT_FALSE(read_sigbus(&rw[PAGE / 4], &v));
+	EXPECT_EQ(memcmp(&v, "p1p1", 4), 0);
+	/* Its copies stay writable where the mapping is. */
+	EXPECT_FALSE(write_sigbus(&rw[PAGE / 4], 0x22222222));
+	/*
+	 * Pages it did not touch were mapped or not by fault-around: they
+	 * hold what they held, or give SIGBUS; never the new data.
+	 */
+	EXPECT_TRUE(old_or_sigbus(&ro[PAGE / 4], "p1p1"));
+	EXPECT_TRUE(old_or_sigbus(&ro[2 * PAGE / 4], "p2p2"));
+	EXPECT_TRUE(old_or_sigbus(&rw[2 * PAGE / 4], "p2p2"));
+	/* A mapping never touched has nothing to keep. */
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(read_sigbus(&untouched[i * PAGE / 4], &v));
+	EXPECT_TRUE(write_sigbus(&rw[3 * PAGE / 4], 1) ||
+		    (!read_sigbus(&rw[3 * PAGE / 4], &v) && v == 1));
+	munmap(ro, 4 * PAGE);
+	munmap(rw, 4 * PAGE);
+	munmap(untouched, 4 * PAGE);
+	close(fd2);
+	close(fd);
+}
+
+TEST_F(files, locks_go_with_the_file)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_len = PAGE };
+	int fd, ofd, fd2, go[2], res[2];
+	char r = 0;
+	pid_t pid;
+
+	fd = open(self->path, O_RDWR);
+	ofd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(ofd, 0);
+	ASSERT_EQ(flock(fd, LOCK_EX), 0);
+	ASSERT_EQ(fcntl(ofd, F_OFD_SETLK, &fl), 0);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(res), 0);
+
+	/* A process-owned POSIX lock, on another range. */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct flock pl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 2 * PAGE, .l_len = PAGE };
+		int pfd = open(self->path, O_RDWR);
+		char c;
+
+		if (pfd < 0 || fcntl(pfd, F_SETLK, &pl) || write(res[1], "l", 1) != 1)
+			_exit(100);
+		if (read(go[0], &c, 1) != 1)
+			_exit(101);
+		/* Revoked: the lock went with the file, and cannot come back. */
+		c = fcntl(pfd, F_SETLK, &pl) == -1 && errno == EBADF ? 0 : 1;
+		_exit(write(res[1], &c, 1) == 1 ? 0 : 102);
+	}
+	close(res[1]);
+	close(go[0]);
+	ASSERT_EQ(read(res[0], &r, 1), 1);
+	ASSERT_EQ(r, 'l');
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	/* The next owner gets every lock at once. */
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(flock(fd2, LOCK_EX | LOCK_NB), 0);
+	fl.l_len = 0;
+	EXPECT_EQ(fcntl(fd2, F_OFD_SETLK, &fl), 0);
+	EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), -1);
+	EXPECT_EQ(errno, EBADF);
+	/* Unlocking a revoked file is not an error. */
+	EXPECT_EQ(flock(fd, LOCK_UN), 0);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(read(res[0], &r, 1), 1);
+	EXPECT_EQ(r, 0);
+	EXPECT_EQ(child_status(pid), 0);
+	close(fd2);
+	close(fd);
+	close(ofd);
+}
+
+TEST_F(files, blocked_lock_waiter_woken)
+{
+	int fd, go[2];
+	char r = 0;
+	pid_t pid;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(flock(fd, LOCK_EX), 0);
+	ASSERT_EQ(pipe(go), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* Another process of the old session, waiting for the lock. */
+		int wfd;
+
+		close(fd);
+		wfd = open(self->path, O_RDWR);
+		if (wfd < 0 || write(go[1], "w", 1) != 1)
+			_exit(100);
+		_exit(flock(wfd, LOCK_EX) == -1 && errno == EBADF ? 0 : 101);
+	}
+	ASSERT_EQ(read(go[0], &r, 1), 1);
+	usleep(100000);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	/* Its file is revoked too: woken, and refused. */
+	EXPECT_EQ(child_status(pid), 0);
+	close(fd);
+}
+
+TEST_F(files, unlinked_file_by_o_path)
+{
+	int fd, opath;
+
+	/* AT_EMPTY_PATH on an O_PATH fd, after the file was unlinked. */
+	fd = open(self->path, O_RDWR);
+	opath = open(self->path, O_PATH);
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(opath, 0);
+	ASSERT_EQ(unlink(self->path), 0);
+	ASSERT_EQ(sys_revokeat(opath, "", AT_EMPTY_PATH), 0);
+	EXPECT_EQ(read(fd, &(char){0}, 1), -1);
+	EXPECT_EQ(errno, EBADF);
+	close(opath);
+	close(fd);
+}
+
+TEST_F(files, owner_or_cap_fowner)
+{
+	int fd, status;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	/* Not the owner: EPERM, and nothing revoked. */
+	ASSERT_EQ(fchown(fd, 0, 0), 0);
+	if (fork() == 0) {
+		int ok;
+
+		if (setgid(1000) || setuid(1000))
+			_exit(100);
+		ok = sys_revokeat(AT_FDCWD, self->path, 0) == -1 &&
+		     errno == EPERM;
+		_exit(ok ? 0 : 1);
+	}
+	ASSERT_GT(wait(&status), 0);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(pwrite(fd, "x", 1, 0), 1);
+	/* The owner may. */
+	ASSERT_EQ(fchown(fd, 1000, 1000), 0);
+	if (fork() == 0) {
+		if (setgid(1000) || setuid(1000))
+			_exit(100);
+		_exit(sys_revokeat(AT_FDCWD, self->path, 0) ? 1 : 0);
+	}
+	ASSERT_GT(wait(&status), 0);
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(pwrite(fd, "x", 1, 0), -1);
+	EXPECT_EQ(errno, EBADF);
+	close(fd);
+}
+
+TEST(not_revocable)
+{
+	char fifo[] = "/tmp/revoke-files-fifo", path[64];
+	int fd, p[2];
+
+	/* A regular file of a filesystem that did not opt in. */
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, "/proc/version", 0), -1);
+	EXPECT_EQ(errno, EOPNOTSUPP);
+	fd = open("/proc/version", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_GT(read(fd, path, 8), 0);
+	close(fd);
+	/* Pipes and FIFOs. */
+	unlink(fifo);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, fifo, 0), -1);
+	EXPECT_EQ(errno, EOPNOTSUPP);
+	ASSERT_EQ(pipe(p), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, path, 0), -1);
+	EXPECT_EQ(errno, EOPNOTSUPP);
+	close(p[0]);
+	close(p[1]);
+	/* Directories. */
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, "/tmp", 0), -1);
+	EXPECT_EQ(errno, EOPNOTSUPP);
+	unlink(fifo);
+}
+
+TEST_HARNESS_MAIN
