@@ -18,6 +18,8 @@
  * already has), and revokeat(2) bumps the inode's (i_revoke_gen, in a
  * 32-bit hole of struct inode).  A file whose generation is behind is
  * revoked; no list is walked and open(2)/close(2) pay one load and store.
+ * (32 bits wrap after 2^32 revokes of one inode, one grace period each:
+ * months of revoking it back to back while an old file stays open.)
  *
  * The cycle, under the filesystem's revoke_sb lock:
  *  1. bump the generation; every later operation of an older file fails
@@ -48,10 +50,11 @@
  * would cost more memory than the inode.  A revoke therefore also waits for
  * operations on other files of the same filesystem that started before
  * it, but never for one that starts after (the flipped slot).  Its hot
- * path is the chardev gate's, without the proxy's indirect call:
- * preempt_disable(), two loads and a compare, this_cpu_inc(), and on the
- * way out this_cpu_dec() and a test of ->draining; no atomic instruction,
- * no barrier (smp_rmb() is a compiler barrier on x86).
+ * path is lighter than the chardev gate's: no proxy, and on the way in
+ * preempt_disable(), two loads and a compare, this_cpu_inc(), on the way
+ * out one this_cpu_dec() (the revoke polls the old slot instead of being
+ * woken); no atomic instruction, no barrier (smp_rmb() and
+ * smp_mb__before_atomic() are compiler barriers on x86).
  */
 
 #include <linux/fcntl.h>
@@ -88,7 +91,6 @@ int revoke_sb_init(struct super_block *sb)
 		kfree(rs);
 		return -ENOMEM;
 	}
-	init_waitqueue_head(&rs->drain_wq);
 	mutex_init(&rs->lock);
 	sb->s_revoke = rs;
 	return 0;
@@ -124,24 +126,32 @@ static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
 
 /*
  * Steps 1 and 2: from now on the files of @inode opened before fail, and
- * none of their operations is still running.
+ * none of their operations is still running.  Returns -EINTR if a fatal
+ * signal stopped the wait (an operation stuck in a userfaultfd fault, say):
+ * the files are revoked, but one may still be running.
  */
-static void revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
+static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
 {
 	unsigned int old = rs->idx;
 
 	lockdep_assert_held(&rs->lock);
-	WRITE_ONCE(rs->draining, true);
 	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
 	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	WRITE_ONCE(rs->idx, old ^ 1);
 	/*
 	 * Every operation that read the old slot has counted in it by now;
-	 * every later one sees the new generation.
+	 * every later one sees the new generation.  The old slot only goes
+	 * down from here.  It is polled, so that leaving the gate costs one
+	 * this_cpu_dec() and no test: operations are short, a revoke is rare.
 	 */
 	synchronize_rcu();
-	wait_event(rs->drain_wq, revoke_sb_active(rs, old) == 0);
-	WRITE_ONCE(rs->draining, false);
+	while (revoke_sb_active(rs, old)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		schedule_timeout_killable(1);
+	}
+	smp_mb();	/* their accesses happened before ours */
+	return 0;
 }
 
 /* Step 3 ------------------------------------------------------------- */
@@ -291,26 +301,29 @@ static void revoke_private_maps(struct inode *inode)
 }
 
 /*
- * Revoke every file of a regular file's inode.  Only a fatal signal while
+ * Revoke every file of a regular file's inode.  A fatal signal while
  * waiting for another revoke of the same filesystem stops it before it
- * started (-EINTR); once started it completes.
+ * started (-EINTR); one while waiting for operations in flight gives
+ * -EINTR too, once the rest is done.
  */
 static int revoke_regular(struct inode *inode)
 {
 	struct revoke_sb *rs = inode->i_sb->s_revoke;
+	int ret, err;
 
 	if (!rs)
 		return -EOPNOTSUPP;
 	if (mutex_lock_killable(&rs->lock))
 		return -EINTR;
-	revoke_sb_drain(rs, inode);
+	ret = revoke_sb_drain(rs, inode);
 	mutex_unlock(&rs->lock);
 
 	inode_dio_wait(inode);
 	revoke_private_maps(inode);
 	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
 	locks_revoke(inode);
-	return write_inode_now(inode, 1);
+	err = write_inode_now(inode, 1);
+	return ret ?: err;
 }
 
 static int do_revoke(const struct path *path)
@@ -347,7 +360,8 @@ static int do_revoke(const struct path *path)
  * cannot be revoked (a FIFO, socket, directory, or a regular file on a
  * filesystem without FS_REVOCABLE); -EACCES for a device node on a nodev
  * mount; -ENXIO for a device node without a driver; -EINTR if a fatal
- * signal came while another revoke of the filesystem ran; an error of
+ * signal stopped the wait for another revoke of the filesystem (nothing
+ * done) or for a regular file's operations in flight; an error of
  * writing a regular file's data back (the file is revoked all the same);
  * or a path lookup error.
  */

@@ -181,8 +181,6 @@ DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
  * struct revoke_sb - the revoke gate of a filesystem's regular files
  * @active: per CPU, operations inside the gate, counted in two slots
  * @idx: the slot new operations count in; a revoke flips it
- * @draining: a revoke waits for @active[old slot] to reach zero
- * @drain_wq: where it waits
  * @lock: serialises the revokes of the filesystem's files
  *
  * Allocated with the super_block of a filesystem that sets FS_REVOCABLE.
@@ -194,60 +192,86 @@ DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
 struct revoke_sb {
 	unsigned long __percpu	*active;
 	unsigned int		idx;
-	bool			draining;
-	wait_queue_head_t	drain_wq;
-	struct mutex		lock;
+	struct mutex		lock;		/* one revoke at a time */
 };
 
 /**
  * struct file_revoke_gate - an operation of a regular file inside its gate
- * @rs: the gate, or NULL if the operation was not counted
- * @idx: the slot it counts in, or -EBADF if the file is revoked
+ * @count: the per-CPU counter it counts in, or NULL if not counted
+ * @closed: the file is revoked; the operation must fail
  */
 struct file_revoke_gate {
-	struct revoke_sb	*rs;
-	int			idx;
+	unsigned long __percpu	*count;
+	bool			closed;
 };
 
 #ifdef CONFIG_REVOKE
 
+/**
+ * file_revoke_enter - start an operation of a regular file in its gate
+ * @file: the file; its filesystem may or may not set FS_REVOCABLE
+ *
+ * Used through CLASS(file_revoke_gate), which calls file_revoke_exit() at
+ * the end of the scope.  revokeat(2) waits for every operation entered
+ * before it revoked @file.
+ *
+ * Context: Any context that may call the operation; does not sleep.
+ * Return: the gate to pass to file_revoke_exit(); if its ->closed is set,
+ * @file is revoked and the operation must fail.
+ */
 static __always_inline struct file_revoke_gate
 file_revoke_enter(struct file *file)
 {
 	struct inode *inode = file_inode(file);
-	struct file_revoke_gate gate = { .rs = inode->i_sb->s_revoke };
+	struct revoke_sb *rs = inode->i_sb->s_revoke;
+	struct file_revoke_gate gate = {};
+	unsigned int idx;
 
-	if (!gate.rs)
+	if (!rs)
 		return gate;
 	/* A read-side section for revoke_regular()'s synchronize_rcu(). */
 	rcu_read_lock_sched();
-	gate.idx = READ_ONCE(gate.rs->idx);
+	idx = READ_ONCE(rs->idx);
 	smp_rmb();	/* a flipped slot implies the new generation */
 	if (unlikely(file->f_revoke_gen != READ_ONCE(inode->i_revoke_gen))) {
-		rcu_read_unlock_sched();
-		gate.rs = NULL;
-		gate.idx = -EBADF;
-		return gate;
+		gate.closed = true;
+	} else {
+		gate.count = rs->active + idx;
+		this_cpu_inc(*gate.count);
 	}
-	this_cpu_inc(gate.rs->active[gate.idx]);
 	rcu_read_unlock_sched();
 	return gate;
 }
 
+/**
+ * file_revoke_exit - end an operation started by file_revoke_enter()
+ * @gate: what file_revoke_enter() returned
+ *
+ * The revoke polls the counters, so this wakes nobody: one this_cpu_dec().
+ *
+ * Context: Any context; does not sleep.
+ */
 static __always_inline void file_revoke_exit(struct file_revoke_gate gate)
 {
-	if (!gate.rs)
+	if (!gate.count)
 		return;
-	rcu_read_lock_sched();
-	this_cpu_dec(gate.rs->active[gate.idx]);
-	if (unlikely(READ_ONCE(gate.rs->draining)))
-		wake_up(&gate.rs->drain_wq);
-	rcu_read_unlock_sched();
+	/*
+	 * The operation's accesses are done before the count drops: free
+	 * on x86 (TSO), a barrier where this_cpu_dec() is an unordered RMW.
+	 */
+	smp_mb__before_atomic();
+	this_cpu_dec(*gate.count);
 }
 
 int revoke_sb_init(struct super_block *sb);
 void revoke_sb_free(struct super_block *sb);
+#ifdef CONFIG_FILE_LOCKING
 void locks_revoke(struct inode *inode);
+#else
+static inline void locks_revoke(struct inode *inode)
+{
+}
+#endif
 
 #else /* !CONFIG_REVOKE */
 
@@ -283,7 +307,7 @@ DEFINE_CLASS(file_revoke_gate, struct file_revoke_gate,
 
 static inline bool file_revoke_gate_closed(const struct file_revoke_gate *gate)
 {
-	return gate->idx < 0;
+	return gate->closed;
 }
 
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
