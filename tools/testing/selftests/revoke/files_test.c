@@ -333,7 +333,7 @@ static bool image_holds(const char *m, size_t len)
 	while ((n = read(fd, img + total, sizeof(img) - total)) > 0)
 		total += n;
 	close(fd);
-	return memmem(img, total, m, len) != NULL;
+	return memmem(img, total, m, len);
 }
 
 TEST_F(files, completed_writes_durable)
