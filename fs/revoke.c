@@ -43,8 +43,8 @@
  *     do_set_pmd()) or RCU (filemap_map_pages()), which the
  *     synchronize_rcu() of step 2 waits for: shared mappings give SIGBUS;
  *  5. drop the revoked files' flock, POSIX and OFD locks and leases;
- *  6. write the inode back and wait (the seed's do_fsync()): writes
- *     completed before the call are durable.
+ *  6. fsync, as the seed's do_fsync(), through a file opened for it:
+ *     writes completed before the call are durable.
  *
  * The gate is per superblock, not per inode: a per-CPU counter per inode
  * would cost more memory than the inode.  A revoke therefore also waits for
@@ -62,14 +62,12 @@
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
-#include <linux/pagemap.h>
 #include <linux/pagewalk.h>
 #include <linux/percpu.h>
 #include <linux/revoke.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
-#include <linux/writeback.h>
 
 /**
  * revoke_sb_init - give a superblock the revoke gate of its regular files
@@ -300,14 +298,29 @@ static void revoke_private_maps(struct inode *inode)
 	kfree(b);
 }
 
+/* Step 6, the seed's do_fsync(): the filesystem's ->fsync, on a file of ours. */
+static int revoke_fsync(const struct path *path)
+{
+	struct file *file;
+	int ret;
+
+	file = dentry_open(path, O_RDONLY | O_LARGEFILE, current_cred());
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = vfs_fsync(file, 0);
+	fput(file);
+	return ret;
+}
+
 /*
  * Revoke every file of a regular file's inode.  A fatal signal while
  * waiting for another revoke of the same filesystem stops it before it
  * started (-EINTR); one while waiting for operations in flight gives
  * -EINTR too, once the rest is done.
  */
-static int revoke_regular(struct inode *inode)
+static int revoke_regular(const struct path *path)
 {
+	struct inode *inode = d_backing_inode(path->dentry);
 	struct revoke_sb *rs = inode->i_sb->s_revoke;
 	int ret, err;
 
@@ -322,7 +335,7 @@ static int revoke_regular(struct inode *inode)
 	revoke_private_maps(inode);
 	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
 	locks_revoke(inode);
-	err = write_inode_now(inode, 1);
+	err = revoke_fsync(path);
 	return ret ?: err;
 }
 
@@ -341,7 +354,7 @@ static int do_revoke(const struct path *path)
 			return -EACCES;
 		return revoke_chrdev(inode->i_rdev);
 	case S_IFREG:
-		return revoke_regular(inode);
+		return revoke_regular(path);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -57,7 +57,7 @@ static void revoke_files_generations(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, file_revoked(old));
 	KUNIT_EXPECT_EQ(test, rf_write(old, "old"), 3);
 
-	KUNIT_EXPECT_EQ(test, revoke_regular(inode), 0);
+	KUNIT_EXPECT_EQ(test, revoke_regular(&old->f_path), 0);
 	KUNIT_EXPECT_TRUE(test, file_revoked(old));
 	KUNIT_EXPECT_EQ(test, rf_write(old, "bad"), -EBADF);
 	KUNIT_EXPECT_EQ(test, rf_read(old, buf, 3), -EBADF);
@@ -70,7 +70,7 @@ static void revoke_files_generations(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "old");
 
 	/* The next revoke takes it, and the old one stays revoked. */
-	KUNIT_EXPECT_EQ(test, revoke_regular(inode), 0);
+	KUNIT_EXPECT_EQ(test, revoke_regular(&old->f_path), 0);
 	KUNIT_EXPECT_TRUE(test, file_revoked(new));
 	KUNIT_EXPECT_TRUE(test, file_revoked(old));
 	fput(new);
@@ -78,7 +78,7 @@ static void revoke_files_generations(struct kunit *test)
 }
 
 struct rf_revoker {
-	struct inode *inode;
+	const struct path *path;
 	struct completion done;
 	int ret;
 };
@@ -87,7 +87,7 @@ static int rf_revoker_fn(void *arg)
 {
 	struct rf_revoker *r = arg;
 
-	r->ret = revoke_regular(r->inode);
+	r->ret = revoke_regular(r->path);
 	complete(&r->done);
 	return 0;
 }
@@ -96,20 +96,24 @@ static void revoke_files_drain_waits(struct kunit *test)
 {
 	struct file *file = rf_file(test), *other = rf_file(test), *late;
 	struct revoke_sb *rs = file_inode(file)->i_sb->s_revoke;
-	struct rf_revoker r = { .inode = file_inode(file) };
+	struct rf_revoker *r;
 	struct file_revoke_gate in_flight, gate;
 	struct task_struct *t;
 
-	init_completion(&r.done);
+	/* Not test-managed: left behind if the revoke never returns. */
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->path = &file->f_path;
+	init_completion(&r->done);
 	/* An operation in flight: the revoke must wait for it. */
 	in_flight = file_revoke_enter(file);
 	KUNIT_ASSERT_FALSE(test, file_revoke_gate_closed(&in_flight));
 	KUNIT_EXPECT_GE(test, revoke_sb_active(rs, rs->idx), 1UL);
 
-	t = kthread_run(rf_revoker_fn, &r, "revoke_kunit");
+	t = kthread_run(rf_revoker_fn, r, "revoke_kunit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	msleep(100);
-	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
+	KUNIT_EXPECT_FALSE(test, completion_done(&r->done));
 	/* Already refused to anything new on it... */
 	KUNIT_EXPECT_TRUE(test, file_revoked(file));
 	gate = file_revoke_enter(file);
@@ -127,17 +131,21 @@ static void revoke_files_drain_waits(struct kunit *test)
 	gate = file_revoke_enter(other);
 	KUNIT_EXPECT_FALSE(test, file_revoke_gate_closed(&gate));
 	file_revoke_exit(gate);
-	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
+	KUNIT_EXPECT_FALSE(test, completion_done(&r->done));
 
 	file_revoke_exit(in_flight);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&r.done, 10 * HZ), 0UL);
-	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	if (!wait_for_completion_timeout(&r->done, 10 * HZ)) {
+		KUNIT_FAIL(test, "the revoke did not return");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
 	KUNIT_EXPECT_EQ(test, revoke_sb_active(rs, 0) + revoke_sb_active(rs, 1), 0UL);
 	KUNIT_EXPECT_FALSE(test, file_revoked(other));
 	KUNIT_EXPECT_FALSE(test, file_revoked(late));
 	fput(late);
 	fput(other);
 	fput(file);
+	kfree(r);
 }
 
 static void revoke_files_locks(struct kunit *test)
@@ -158,7 +166,7 @@ static void revoke_files_locks(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	KUNIT_EXPECT_FALSE(test, list_empty(&ctx->flc_flock));
 
-	KUNIT_EXPECT_EQ(test, revoke_regular(file_inode(file)), 0);
+	KUNIT_EXPECT_EQ(test, revoke_regular(&file->f_path), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->flc_flock));
 	/* Refused through the revoked file, granted to the next opener. */
 	KUNIT_EXPECT_EQ(test, locks_lock_file_wait(file, &fl), -EBADF);
@@ -178,7 +186,7 @@ static void revoke_files_not_revocable(struct kunit *test)
 	file = anon_inode_getfile("revoke_kunit", &simple_dir_operations,
 				  NULL, O_RDWR);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	KUNIT_EXPECT_EQ(test, revoke_regular(file_inode(file)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_regular(&file->f_path), -EOPNOTSUPP);
 	KUNIT_EXPECT_FALSE(test, file_revoked(file));
 	fput(file);
 }

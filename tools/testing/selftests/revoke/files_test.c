@@ -676,4 +676,29 @@ TEST(not_revocable)
 	unlink(fifo);
 }
 
+TEST(memfd_seals)
+{
+	char path[64];
+	int fd, fd2;
+
+	/* A memfd lives on the kernel's internal tmpfs: revocable. */
+	fd = memfd_create("revoke", MFD_ALLOW_SEALING);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "memfd", 5), 5);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	/* Seals would bind the next owner: refused, as reads are. */
+	EXPECT_EQ(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), -1);
+	EXPECT_EQ(errno, EBADF);
+	EXPECT_EQ(pread(fd, path, 1, 0), -1);
+	EXPECT_EQ(errno, EBADF);
+	/* Reopened through /proc after the call: the next owner's file. */
+	fd2 = open(path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(pread(fd2, path, 5, 0), 5);
+	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0);
+	close(fd2);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
