@@ -21,11 +21,12 @@
  * (32 bits wrap after 2^32 revokes of one inode, one grace period each:
  * months of revoking it back to back while an old file stays open.)
  *
- * The cycle, under the filesystem's revoke_sb lock:
+ * The cycle (steps 1 and 2 under the filesystem's revoke_sb lock):
  *  1. bump the generation; every later operation of an older file fails
  *     with -EBADF;
  *  2. drain: the filesystem runs its data methods (read, write, splice,
- *     fallocate, ftruncate, ioctl, page_mkwrite) in the file_revoke_gate,
+ *     fallocate, ioctl, page_mkwrite, DAX and userfaultfd page insertion;
+ *     the VFS ftruncate and O_TRUNC) in the file_revoke_gate,
  *     a per-CPU count per superblock in two slots.  Flip the slot,
  *     synchronize_rcu(), and wait for the old slot to empty: a write that
  *     started before the call has landed, none lands after it.  Direct I/O
@@ -49,7 +50,11 @@
  * The gate is per superblock, not per inode: a per-CPU counter per inode
  * would cost more memory than the inode.  A revoke therefore also waits for
  * operations on other files of the same filesystem that started before
- * it, but never for one that starts after (the flipped slot).  Its hot
+ * it, but never for one that starts after (the flipped slot).  An
+ * operation that never ends holds the revokes of its filesystem until they
+ * are killed: one blocked in a fault on a userfaultfd or FUSE mapping
+ * whose handler is the task calling revokeat(2) on the same filesystem is
+ * such a deadlock (the gate has no lockdep annotation).  Its hot
  * path is lighter than the chardev gate's: no proxy, and on the way in
  * preempt_disable(), two loads and a compare, this_cpu_inc(), on the way
  * out one this_cpu_dec() (the revoke polls the old slot instead of being
