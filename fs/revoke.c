@@ -54,7 +54,8 @@
  * operation that never ends holds the revokes of its filesystem until they
  * are killed: one blocked in a fault on a userfaultfd or FUSE mapping
  * whose handler is the task calling revokeat(2) on the same filesystem is
- * such a deadlock (the gate has no lockdep annotation).  Its hot
+ * such a deadlock (lockdep reports the ones it can see: the gate is a
+ * lock_map read by every operation and synced by the revoke).  Its hot
  * path is lighter than the chardev gate's: no proxy, and on the way in
  * preempt_disable(), two loads and a compare, this_cpu_inc(), on the way
  * out one this_cpu_dec() (the revoke polls the old slot instead of being
@@ -73,6 +74,10 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+static struct lock_class_key revoke_sb_key;
+#endif
 
 /**
  * revoke_sb_init - give a superblock the revoke gate of its regular files
@@ -95,6 +100,9 @@ int revoke_sb_init(struct super_block *sb)
 		return -ENOMEM;
 	}
 	mutex_init(&rs->lock);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lockdep_init_map(&rs->dep_map, "revoke_sb", &revoke_sb_key, 0);
+#endif
 	sb->s_revoke = rs;
 	return 0;
 }
@@ -138,6 +146,9 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
 	unsigned int old = rs->idx;
 
 	lockdep_assert_held(&rs->lock);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_sync(&rs->dep_map);
+#endif
 	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
 	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	WRITE_ONCE(rs->idx, old ^ 1);

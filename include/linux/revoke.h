@@ -15,6 +15,7 @@
 #include <linux/cleanup.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
+#include <linux/lockdep.h>
 #include <linux/lockdep_types.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -182,6 +183,9 @@ DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
  * @active: per CPU, operations inside the gate, counted in two slots
  * @idx: the slot new operations count in; a revoke flips it
  * @lock: serialises the revokes of the filesystem's files
+ * @dep_map: the gate, for lockdep: read by every operation, synced by a
+ *	revoke, so that a revoke waiting for an operation that waits for it
+ *	is reported rather than hung
  *
  * Allocated with the super_block of a filesystem that sets FS_REVOCABLE.
  * Regular files have no proxy: the filesystem brackets its data methods
@@ -193,16 +197,23 @@ struct revoke_sb {
 	unsigned long __percpu	*active;
 	unsigned int		idx;
 	struct mutex		lock;		/* one revoke at a time */
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct lockdep_map	dep_map;
+#endif
 };
 
 /**
  * struct file_revoke_gate - an operation of a regular file inside its gate
  * @count: the per-CPU counter it counts in, or NULL if not counted
  * @closed: the file is revoked; the operation must fail
+ * @rs: the gate, for lockdep
  */
 struct file_revoke_gate {
 	unsigned long __percpu	*count;
 	bool			closed;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct revoke_sb	*rs;
+#endif
 };
 
 #ifdef CONFIG_REVOKE
@@ -240,6 +251,12 @@ file_revoke_enter(struct file *file)
 		this_cpu_inc(*gate.count);
 	}
 	rcu_read_unlock_sched();
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	if (gate.count) {
+		gate.rs = rs;
+		lock_map_acquire_read(&rs->dep_map);
+	}
+#endif
 	return gate;
 }
 
@@ -255,6 +272,9 @@ static __always_inline void file_revoke_exit(struct file_revoke_gate gate)
 {
 	if (!gate.count)
 		return;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_release(&gate.rs->dep_map);
+#endif
 	/*
 	 * The operation's accesses are done before the count drops: free
 	 * on x86 (TSO), a barrier where this_cpu_dec() is an unordered RMW.
