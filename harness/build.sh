@@ -15,7 +15,7 @@ flavour=${1:-test}
 case $flavour in
 test)
 	obj=$OBJ_TEST
-	frags="configs/base.config configs/revoke.config configs/debug.config kunit/.kunitconfig"
+	frags="configs/base.config configs/revoke.config configs/debug.config configs/test.config kunit/.kunitconfig"
 	;;
 bench)
 	obj=$OBJ_BENCH

@@ -13,9 +13,11 @@ mkdir -p /dev/pts /dev/shm
 mount -t tmpfs tmpfs /dev/shm
 
 mode=test
+only=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	revoke.mode=*) mode=${arg#revoke.mode=} ;;
+	revoke.only=*) only=,${arg#revoke.only=}, ;;
 	esac
 done
 
@@ -30,6 +32,10 @@ test)
 	for t in /tests/*; do
 		[ -x "$t" ] || continue
 		name=${t##*/}
+		case $only in
+		'' | *,"$name",*) ;;
+		*) continue ;;
+		esac
 		echo "GUEST-TEST-BEGIN $name"
 		(cd /tmp && timeout -s KILL 300 "$t")
 		echo "GUEST-TEST-END $name rc=$?"

@@ -90,6 +90,12 @@ if [ "$mode" = bench ]; then
 fi
 
 stage "guest: $mode"
+# The race tests want a kernel that preempts anywhere (the test kernel is
+# PREEMPT_DYNAMIC); GUEST_ONLY=a_test,b_test runs just those programs.
+if [ "$mode" = test ]; then
+	KERNEL_ARGS="preempt=full ${GUEST_ONLY:+revoke.only=$GUEST_ONLY} ${KERNEL_ARGS:-}"
+	export KERNEL_ARGS
+fi
 SMP=${SMP:-2} bash "$TOP/harness/boot.sh" "$obj/arch/x86/boot/bzImage" \
 	"$out/initramfs.cpio" "$log" "$mode" "${qemu_args[@]}"
 if [ "$mode" = bench ]; then

@@ -12,5 +12,5 @@ CONFIG_SERIAL_8250_CONSOLE=y
 CONFIG_SMP=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0',
+			   kernel_command_line='console=ttyS0 preempt=full',
 			   extra_qemu_params=['-smp', '2'])

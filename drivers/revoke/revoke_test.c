@@ -10,10 +10,22 @@
  * benchmarks.  The user-space side is in tools/testing/selftests/revoke/.
  *
  * Per-file state is allocated by ->open and freed by ->release, so any use
- * of a file after its (early) release shows up under KASAN.
+ * of a file after its (early) release shows up under KASAN, and its
+ * methods count themselves in it, so that a release with one of them
+ * running shows up in the node's counters too.  The mapped pages are one
+ * compound page, as some drivers have.
+ *
+ * For the race tests, a one-shot pause can be armed at a point of a method
+ * (REVOKE_TEST_IOC_HOOK): the method wakes the task waiting for it and
+ * sleeps there, so that a revoke runs exactly then.  Modes make ->open and
+ * ->mmap behave as some drivers do (REVOKE_TEST_IOC_MODE): move the file's
+ * address_space, move a mapping to another file, or map a page of the
+ * file's own that ->release frees.
  */
 
 #include <linux/cdev.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kfifo.h>
@@ -22,6 +34,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/revoke.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -37,13 +50,93 @@ struct rt_dev {
 	wait_queue_head_t wait;		/* readers, writers, sleepers, pollers */
 	struct fasync_struct *fasync;
 	struct page *pages[REVOKE_TEST_MAP_PAGES];
-	atomic_t opens, releases, revokes, vmas;
+	atomic_t opens, releases, revokes, vmas, early;
 };
 
 struct rt_file {
 	struct rt_dev *rdev;
 	bool source;
+	atomic_t running;		/* methods of this file running */
+	struct page *page;		/* REVOKE_TEST_MODE_PREFAULT */
 };
+
+#define RT_MAP_ORDER	get_order(REVOKE_TEST_MAP_PAGES * PAGE_SIZE)
+
+/* The hooks of the race tests: one pause, and the modes; see the top. */
+static struct {
+	spinlock_t lock;		/* point, delay_ms */
+	u32 point;
+	u32 delay_ms;
+	struct completion reached;
+	u32 mode;
+	struct file *other;		/* the file of SET_FILE and OWN_MAPPING */
+} rt_hook = {
+	.lock = __SPIN_LOCK_UNLOCKED(rt_hook.lock),
+};
+
+/* A method of the file has reached @point: pause there if armed. */
+static void rt_pause(u32 point)
+{
+	u32 delay = 0;
+
+	spin_lock(&rt_hook.lock);
+	if (rt_hook.point == point) {
+		rt_hook.point = REVOKE_TEST_HOOK_NONE;
+		delay = rt_hook.delay_ms;
+		complete_all(&rt_hook.reached);
+	}
+	spin_unlock(&rt_hook.lock);
+	if (delay)
+		msleep(delay);
+}
+
+static long rt_hook_ioctl(unsigned int cmd, unsigned long arg)
+{
+	struct revoke_test_hook hook;
+	long ret;
+	u32 mode;
+
+	switch (cmd) {
+	case REVOKE_TEST_IOC_HOOK:
+		if (copy_from_user(&hook, (void __user *)arg, sizeof(hook)))
+			return -EFAULT;
+		if (hook.point > REVOKE_TEST_HOOK_FASYNC || hook.delay_ms > 10000)
+			return -EINVAL;
+		spin_lock(&rt_hook.lock);
+		reinit_completion(&rt_hook.reached);
+		rt_hook.point = hook.point;
+		rt_hook.delay_ms = hook.delay_ms;
+		spin_unlock(&rt_hook.lock);
+		return 0;
+	case REVOKE_TEST_IOC_HOOK_WAIT:
+		ret = wait_for_completion_interruptible_timeout(&rt_hook.reached,
+								10 * HZ);
+		if (ret < 0)
+			return ret;
+		return ret ? 0 : -ETIMEDOUT;
+	case REVOKE_TEST_IOC_MODE:
+		if (get_user(mode, (u32 __user *)arg))
+			return -EFAULT;
+		WRITE_ONCE(rt_hook.mode, mode);
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* Count a method of @rtf as running, for the early counter of release. */
+static struct rt_file *rt_get(struct file *file)
+{
+	struct rt_file *rtf = file->private_data;
+
+	atomic_inc(&rtf->running);
+	return rtf;
+}
+
+static void rt_put(struct rt_file *rtf)
+{
+	atomic_dec(&rtf->running);
+}
 
 enum { RT_REVOCABLE, RT_PLAIN, RT_NR_DEVS };
 
@@ -63,10 +156,23 @@ static int rt_open(struct inode *inode, struct file *file)
 	struct rt_dev *rdev = container_of(inode->i_cdev, struct rt_dev, cdev);
 	struct rt_file *rtf;
 
+	u32 mode = READ_ONCE(rt_hook.mode);
+
 	rtf = kzalloc(sizeof(*rtf), GFP_KERNEL);
 	if (!rtf)
 		return -ENOMEM;
 	rtf->rdev = rdev;
+	if (mode & REVOKE_TEST_MODE_PREFAULT) {
+		rtf->page = alloc_page(GFP_KERNEL);
+		if (!rtf->page) {
+			kfree(rtf);
+			return -ENOMEM;
+		}
+		memset(page_address(rtf->page), 0x5a, PAGE_SIZE);
+	}
+	/* As /dev/mem, DRM or vfio: the mappings live in another space. */
+	if (mode & REVOKE_TEST_MODE_OWN_MAPPING)
+		file->f_mapping = rt_hook.other->f_mapping;
 	file->private_data = rtf;
 	atomic_inc(&rdev->opens);
 	return nonseekable_open(inode, file);
@@ -81,7 +187,11 @@ static int rt_release(struct inode *inode, struct file *file)
 	if (rdev->owner == rtf)
 		rdev->owner = NULL;
 	mutex_unlock(&rdev->lock);
+	if (atomic_read(&rtf->running))
+		atomic_inc(&rdev->early);
 	atomic_inc(&rdev->releases);
+	if (rtf->page)
+		__free_page(rtf->page);
 	kfree(rtf);
 	return 0;
 }
@@ -217,6 +327,7 @@ static long rt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		st.releases = atomic_read(&rdev->releases);
 		st.revokes = atomic_read(&rdev->revokes);
 		st.vmas = atomic_read(&rdev->vmas);
+		st.early = atomic_read(&rdev->early);
 		return copy_to_user((void __user *)arg, &st, sizeof(st)) ?
 			-EFAULT : 0;
 	case REVOKE_TEST_IOC_OWN:
@@ -233,15 +344,21 @@ static long rt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		WRITE_ONCE(*(u32 *)page_address(rdev->pages[0]), val);
 		return 0;
 	default:
-		return -ENOTTY;
+		return rt_hook_ioctl(cmd, arg);
 	}
 }
 
 static int rt_fasync(int fd, struct file *file, int on)
 {
-	struct rt_file *rtf = file->private_data;
+	struct rt_file *rtf = rt_get(file);
+	int ret;
 
-	return fasync_helper(fd, file, on, &rtf->rdev->fasync);
+	/* __fput() switches it off with no reference left to the file. */
+	if (!on)
+		rt_pause(REVOKE_TEST_HOOK_FASYNC);
+	ret = fasync_helper(fd, file, on, &rtf->rdev->fasync);
+	rt_put(rtf);
+	return ret;
 }
 
 /* The mapping counts on the device, which outlives every file. */
@@ -267,10 +384,53 @@ static vm_fault_t rt_vm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	vmf->page = rdev->pages[vmf->pgoff];
 	get_page(vmf->page);
+	/* The page is not mapped yet: finish_fault() does that later. */
+	rt_pause(REVOKE_TEST_HOOK_FAULT);
 	return 0;
 }
 
+/*
+ * The methods below look at the per-file state, as a driver's may: KASAN
+ * reports them if they are called after the file's release.
+ */
+static struct rt_file *rt_vma_file(struct vm_area_struct *vma)
+{
+	return vma->vm_file->private_data;
+}
+
+static int rt_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return READ_ONCE(rt_vma_file(vma)->rdev) ? 0 : -EINVAL;
+}
+
+static int rt_vm_mremap(struct vm_area_struct *vma)
+{
+	return READ_ONCE(rt_vma_file(vma)->rdev) ? 0 : -EINVAL;
+}
+
+static int rt_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+			  unsigned long end, unsigned long newflags)
+{
+	return READ_ONCE(rt_vma_file(vma)->rdev) ? 0 : -EINVAL;
+}
+
+static unsigned long rt_vm_pagesize(struct vm_area_struct *vma)
+{
+	return READ_ONCE(rt_vma_file(vma)->rdev) ? PAGE_SIZE : 0;
+}
+
 static const struct vm_operations_struct rt_vm_ops = {
+	.open = rt_vm_open,
+	.close = rt_vm_close,
+	.fault = rt_vm_fault,
+	.may_split = rt_vm_may_split,
+	.mremap = rt_vm_mremap,
+	.mprotect = rt_vm_mprotect,
+	.pagesize = rt_vm_pagesize,
+};
+
+/* REVOKE_TEST_MODE_SET_FILE: the vma's file is not one of ours. */
+static const struct vm_operations_struct rt_vm_ops_other = {
 	.open = rt_vm_open,
 	.close = rt_vm_close,
 	.fault = rt_vm_fault,
@@ -278,16 +438,36 @@ static const struct vm_operations_struct rt_vm_ops = {
 
 static int rt_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct rt_file *rtf = file->private_data;
+	struct rt_file *rtf = rt_get(file);
+	u32 mode = READ_ONCE(rt_hook.mode);
+	int ret = -EINVAL;
 
 	if (vma->vm_pgoff >= REVOKE_TEST_MAP_PAGES ||
 	    vma_pages(vma) > REVOKE_TEST_MAP_PAGES - vma->vm_pgoff)
-		return -EINVAL;
+		goto out;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &rt_vm_ops;
 	vma->vm_private_data = rtf->rdev;
+	if (rtf->page) {
+		/* As a driver mapping its buffer with remap_pfn_range(). */
+		ret = remap_pfn_range(vma, vma->vm_start,
+				      page_to_pfn(rtf->page), PAGE_SIZE,
+				      vma->vm_page_prot);
+		if (ret)
+			goto out;
+	}
+	if (mode & REVOKE_TEST_MODE_SET_FILE) {
+		/* As DRM's GEM objects: the mapping belongs to another file. */
+		vma_set_file(vma, rt_hook.other);
+		vma->vm_ops = &rt_vm_ops_other;
+	}
 	rt_vm_open(vma);
-	return 0;
+	/* Set up, but not linked into the address space yet. */
+	rt_pause(REVOKE_TEST_HOOK_MMAP);
+	ret = 0;
+out:
+	rt_put(rtf);
+	return ret;
 }
 
 #define RT_FOPS_COMMON				\
@@ -316,11 +496,11 @@ static void rt_destroy(int n)
 		/* Revokes the open files of the revocable node. */
 		cdev_del(&rt_devs[i].cdev);
 	}
-	for (i = 0; i < RT_NR_DEVS; i++) {
-		for (n = 0; n < REVOKE_TEST_MAP_PAGES; n++)
-			if (rt_devs[i].pages[n])
-				__free_page(rt_devs[i].pages[n]);
-	}
+	for (i = 0; i < RT_NR_DEVS; i++)
+		if (rt_devs[i].pages[0])
+			__free_pages(rt_devs[i].pages[0], RT_MAP_ORDER);
+	if (rt_hook.other)
+		fput(rt_hook.other);
 	class_unregister(&rt_class);
 	unregister_chrdev_region(rt_devt, RT_NR_DEVS);
 }
@@ -338,20 +518,32 @@ static int __init rt_init(void)
 		unregister_chrdev_region(rt_devt, RT_NR_DEVS);
 		return ret;
 	}
+	init_completion(&rt_hook.reached);
+	rt_hook.other = shmem_file_setup("revoke_test_other",
+					 REVOKE_TEST_MAP_PAGES * PAGE_SIZE, 0);
+	if (IS_ERR(rt_hook.other)) {
+		ret = PTR_ERR(rt_hook.other);
+		rt_hook.other = NULL;
+		i = 0;
+		goto err;
+	}
 
 	for (i = 0; i < RT_NR_DEVS; i++) {
 		struct rt_dev *rdev = &rt_devs[i];
+		struct page *page;
 
 		mutex_init(&rdev->lock);
 		INIT_KFIFO(rdev->fifo);
 		init_waitqueue_head(&rdev->wait);
-		for (n = 0; n < REVOKE_TEST_MAP_PAGES; n++) {
-			rdev->pages[n] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-			if (!rdev->pages[n]) {
-				ret = -ENOMEM;
-				goto err;
-			}
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP,
+				   RT_MAP_ORDER);
+		if (!page) {
+			ret = -ENOMEM;
+			i = 0;
+			goto err;
 		}
+		for (n = 0; n < REVOKE_TEST_MAP_PAGES; n++)
+			rdev->pages[n] = page + n;
 	}
 
 	for (i = 0; i < RT_NR_DEVS; i++) {

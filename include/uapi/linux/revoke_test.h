@@ -18,7 +18,34 @@ struct revoke_test_stats {
 	__u32 vmas;		/* mappings alive: vm ->open/->mmap minus ->close */
 	__u32 owner_busy;	/* 1 while a file holds REVOKE_TEST_IOC_OWN */
 	__u32 fifo_len;		/* bytes queued */
+	__u32 early;		/* ->release calls with a method of the file running */
 };
+
+/*
+ * A one-shot pause in the driver, for deterministic race tests: the next
+ * time a method reaches @point, it wakes the task waiting in
+ * REVOKE_TEST_IOC_HOOK_WAIT, then sleeps @delay_ms inside the method.
+ */
+struct revoke_test_hook {
+	__u32 point;		/* REVOKE_TEST_HOOK_* */
+	__u32 delay_ms;
+};
+
+#define REVOKE_TEST_HOOK_NONE	0
+#define REVOKE_TEST_HOOK_MMAP	1	/* end of ->mmap, the mapping set up */
+#define REVOKE_TEST_HOOK_FAULT	2	/* end of ->fault, vmf->page set */
+#define REVOKE_TEST_HOOK_FASYNC	3	/* ->fasync(off), before using the file */
+
+/*
+ * How the next opens and mappings of the revocable node behave, for the
+ * framework's handling of drivers that do unusual things: ->open points
+ * f_mapping elsewhere (OWN_MAPPING), ->mmap moves the mapping to another
+ * file with vma_set_file() (SET_FILE), or maps a page of the file's own
+ * with remap_pfn_range(), which ->release frees (PREFAULT).
+ */
+#define REVOKE_TEST_MODE_OWN_MAPPING	(1U << 0)
+#define REVOKE_TEST_MODE_SET_FILE	(1U << 1)
+#define REVOKE_TEST_MODE_PREFAULT	(1U << 2)
 
 #define REVOKE_TEST_FIFO_SIZE	4096
 #define REVOKE_TEST_MAP_PAGES	2
@@ -35,5 +62,16 @@ struct revoke_test_stats {
 #define REVOKE_TEST_IOC_OWN	_IO('R', 0x04)
 /* Store a value in the first word of mapped page 0 (device side write). */
 #define REVOKE_TEST_IOC_POKE	_IOW('R', 0x05, __u32)
+/*
+ * Test hooks; they act on the driver as a whole, whichever node they are
+ * sent to (the tests use the unrevocable node, whose ioctls are not
+ * operations of the revocable object).
+ */
+/* Arm the one-shot pause (point NONE disarms it). */
+#define REVOKE_TEST_IOC_HOOK	_IOW('R', 0x06, struct revoke_test_hook)
+/* Wait until the armed pause is reached: 0, or -ETIMEDOUT after 10 s. */
+#define REVOKE_TEST_IOC_HOOK_WAIT _IO('R', 0x07)
+/* Set REVOKE_TEST_MODE_* for the next opens and mappings. */
+#define REVOKE_TEST_IOC_MODE	_IOW('R', 0x08, __u32)
 
 #endif /* _UAPI_LINUX_REVOKE_TEST_H */

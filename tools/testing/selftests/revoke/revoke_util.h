@@ -357,4 +357,85 @@ static inline bool sigio_seen(void)
 	return sigios() > 0;
 }
 
+/* ---- hooks of the test device ----------------------------------------- */
+
+/*
+ * The hooks act on the driver as a whole; they are sent to the unrevocable
+ * node, so that waiting for one is not an operation of the revocable node.
+ */
+static inline int rt_control(unsigned long cmd, void *arg)
+{
+	int fd = open(RT_PLAIN, O_RDWR);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, cmd, arg);
+	close(fd);
+	return ret;
+}
+
+/* The next time the driver reaches @point it pauses @ms milliseconds. */
+static inline int rt_arm(unsigned int point, unsigned int ms)
+{
+	struct revoke_test_hook hook = { .point = point, .delay_ms = ms };
+
+	return rt_control(REVOKE_TEST_IOC_HOOK, &hook);
+}
+
+static inline int rt_set_mode(unsigned int mode)
+{
+	return rt_control(REVOKE_TEST_IOC_MODE, &mode);
+}
+
+/* The state letter of /proc/@pid/stat ('R', 'S', 'D', 'Z'...), or 0. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait up to @ms for @pid to be in state @state. */
+static inline bool wait_state(pid_t pid, char state, int ms)
+{
+	int i;
+
+	for (i = 0; i < ms / 10; i++) {
+		if (proc_state(pid) == state)
+			return true;
+		usleep(10000);
+	}
+	return proc_state(pid) == state;
+}
+
+/* Reap @pid if it exits within @ms; its exit status, -1, or -2 if not. */
+static inline int reap_within(pid_t pid, int ms)
+{
+	int i, status;
+
+	for (i = 0; i <= ms / 10; i++) {
+		pid_t ret = waitpid(pid, &status, WNOHANG);
+
+		if (ret == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		if (ret < 0)
+			return -1;
+		usleep(10000);
+	}
+	return -2;
+}
+
 #endif /* REVOKE_UTIL_H */
