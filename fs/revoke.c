@@ -4,11 +4,13 @@
  * that hold it, so that a new opener gets exclusive access.
  *
  * The system call looks the path up, checks that the caller owns the inode
- * (or has CAP_FOWNER over it), and hands the object to whoever can revoke
- * it: for a char device node that is the driver of its device number, via
- * the revoke framework in drivers/revoke/; for a regular file on a
- * filesystem that sets FS_REVOCABLE (tmpfs, ext4), the code below.
- * Anything else gets -EOPNOTSUPP.
+ * (or has CAP_FOWNER over it), that the device cgroup lets it use a
+ * device as open(2) would, and that the LSMs agree (security_path_revoke()),
+ * and hands the object to whoever can revoke it: for a char device node
+ * that is the driver of its device number, via the revoke framework in
+ * drivers/revoke/; for a regular file on a filesystem that sets
+ * FS_REVOCABLE (tmpfs, ext4), the code below.  Anything else gets
+ * -EOPNOTSUPP.
  *
  * Regular files.  The object is the inode, so files opened through any
  * hard link, bind mount or mount namespace are covered, and fork, dup and
@@ -63,6 +65,7 @@
  * smp_mb__before_atomic() are compiler barriers on x86).
  */
 
+#include <linux/device_cgroup.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -72,6 +75,7 @@
 #include <linux/percpu.h>
 #include <linux/revoke.h>
 #include <linux/sched/mm.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
 
@@ -355,25 +359,48 @@ static int revoke_regular(const struct path *path)
 	return ret ?: err;
 }
 
-static int do_revoke(const struct path *path)
+/*
+ * May the caller revoke the object at @path?  Its owner, or a caller with
+ * CAP_FOWNER over it; for a device node also one the device cgroup lets
+ * use the device, as it would for open(2) (owning a node made by mknod in
+ * a container is not enough); and the LSMs agree.
+ */
+static int may_revoke(const struct path *path)
 {
 	struct inode *inode = d_backing_inode(path->dentry);
+	int error;
 
 	if (!inode_owner_or_capable(mnt_idmap(path->mnt), inode))
 		return -EPERM;
-
-	switch (inode->i_mode & S_IFMT) {
-	case S_IFCHR:
+	if (S_ISCHR(inode->i_mode)) {
 		/* As for open(2): a node on a nodev mount gives no access. */
 		if ((path->mnt->mnt_flags & MNT_NODEV) ||
 		    (path->mnt->mnt_sb->s_iflags & SB_I_NODEV))
 			return -EACCES;
-		return revoke_chrdev(inode->i_rdev);
-	case S_IFREG:
-		return revoke_regular(path);
-	default:
+		error = devcgroup_inode_permission(inode, MAY_READ | MAY_WRITE);
+		if (error)
+			return error;
+	}
+	return security_path_revoke(path);
+}
+
+static int do_revoke(const struct path *path)
+{
+	struct inode *inode = d_backing_inode(path->dentry);
+	int error;
+
+	if (!S_ISCHR(inode->i_mode) && !S_ISREG(inode->i_mode)) {
+		/* The owner learns that, nobody else. */
+		if (!inode_owner_or_capable(mnt_idmap(path->mnt), inode))
+			return -EPERM;
 		return -EOPNOTSUPP;
 	}
+	error = may_revoke(path);
+	if (error)
+		return error;
+	if (S_ISCHR(inode->i_mode))
+		return revoke_chrdev(inode->i_rdev);
+	return revoke_regular(path);
 }
 
 /**
@@ -385,14 +412,16 @@ static int do_revoke(const struct path *path)
  *
  * Return: 0 once every file description opened on the object before the
  * call is revoked; -EINVAL for unknown flags; -EPERM if the caller neither
- * owns the inode nor has CAP_FOWNER over it; -EOPNOTSUPP if the object
+ * owns the inode nor has CAP_FOWNER over it, or if the device cgroup does
+ * not let it use the device; an LSM's error; -EOPNOTSUPP if the object
  * cannot be revoked (a FIFO, socket, directory, or a regular file on a
  * filesystem without FS_REVOCABLE); -EACCES for a device node on a nodev
  * mount; -ENXIO for a device node without a driver; -EINTR if a fatal
  * signal stopped the wait for another revoke of the filesystem (nothing
- * done) or for a regular file's operations in flight; an error of
- * writing a regular file's data back (the file is revoked all the same);
- * or a path lookup error.
+ * done), for a regular file's operations in flight, or for a device's
+ * (the files are revoked, the rest is finished in the background); an
+ * error of writing a regular file's data back (the file is revoked all
+ * the same); or a path lookup error.
  */
 SYSCALL_DEFINE3(revokeat, int, dfd, const char __user *, filename,
 		unsigned int, flags)
