@@ -114,17 +114,19 @@ struct revoke_object *revoke_chrdev_get(dev_t dev)
  *
  * Context: Process context, may sleep.
  * Return: 0 once every file of the device is revoked; -EOPNOTSUPP if its
- * driver does not support revocation; -ENXIO if no driver has the number.
+ * driver does not support revocation; -ENXIO if no driver has the number;
+ * -EINTR if a fatal signal stopped the wait, see revoke_object_revoke().
  */
 int revoke_chrdev(dev_t dev)
 {
 	struct revoke_object *obj = revoke_chrdev_get(dev);
+	int ret;
 
 	if (!obj)
 		return cdev_mapped(dev) ? -EOPNOTSUPP : -ENXIO;
-	revoke_object_revoke(obj);
+	ret = revoke_object_revoke(obj);
 	revoke_object_put(obj);
-	return 0;
+	return ret;
 }
 
 /**

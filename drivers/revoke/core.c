@@ -13,50 +13,86 @@
  * Revoking the object runs one "cycle":
  *
  *  1. mark: under obj->lock, every open file is taken off obj->files and
- *     marked revoked; a reference is taken on each (a file whose count
- *     already dropped to zero is closing: its final fput waits for the
- *     cycle to release it);
- *  2. wake: the driver's ->revoke(file) is called for each file so that
- *     sleepers in the driver wake up and in-flight I/O is aborted, and
- *     pollers of the file are woken;
- *  3. drain: wait until no operation is inside the driver (the gate below);
+ *     marked revoked, for the proxies (rf->revoked) and for the VFS and the
+ *     mm (file_revoked(), which the page table lock holder of a fault and
+ *     the lock code test).  A reference is taken on each file; a file whose
+ *     count already dropped to zero is closing: the cycle and its __fput()
+ *     then race to release it, see revoke_fop_release();
+ *  2. wake: the driver's ->revoke(file) is called for each file it holds,
+ *     so that sleepers in the driver wake up and in-flight I/O is aborted,
+ *     and every poller of the file is woken (exclusive ones too);
+ *  3. drain: wait until no operation is inside the driver (the gate below),
+ *     then until the mmap()s that were inside ->mmap have linked their
+ *     mapping (they hold their mmap_lock until then);
  *  4. zap: unmap_mapping_range() on the object's address_space, which is
  *     the f_mapping of every file of the object whichever node it was
- *     opened through; later faults see the mark and raise SIGBUS;
- *  5. release: the driver's ->fasync(-1) and ->release run now, exactly
+ *     opened through (and on a file's own one, if its driver moved it in
+ *     ->open); later faults see the mark and raise SIGBUS;
+ *  5. the files' flock, POSIX and OFD locks are dropped, so that the next
+ *     opener can lock;
+ *  6. release: the driver's ->fasync(-1) and ->release run now, exactly
  *     once, so exclusive resources are free for the next opener; the final
  *     fput of the file later skips them;
- *  6. go back to LIVE, or to DEAD if the object was killed (char device
+ *  7. go back to LIVE, or to DEAD if the object was killed (char device
  *     unplug), after waiting for the opens that raced with the cycle: they
  *     fail with -ENXIO either way, but a driver going away must not be in
- *     ->open any more.
+ *     ->open any more (except the one that kills it from its own ->open).
  * A file answers -ENXIO from step 1 on, or -ENODEV if the cycle kills the
  * object (what the driver answered after an unplug before the framework).
+ *
+ * The waits of steps 3 and 7 can be long: an operation may wait for
+ * another user's page fault (a read() into a FUSE or userfaultfd buffer).
+ * revokeat(2) waits killably: a fatal signal hands the rest of the cycle
+ * to the object's work item (which waits without counting as a hung task)
+ * and revokeat() returns -EINTR with the files revoked; a later revokeat()
+ * waits for that cycle.  A kill (cdev_del()) cannot fail and waits for as
+ * long as it takes.  Files that were closing when the cycle came are
+ * released by their own close if it gets there first, so close() never
+ * waits for somebody else's stuck operation.
  *
  * A disconnect (revoke_object_disconnect_nowait(), ALSA's card disconnect)
  * runs steps 1 and 2 from a work item and leaves the object DEAD: the
  * files answer -ENODEV but stay on the object with their driver state and
  * mappings, and are released at their last close.  It does not drain:
  * their faults still enter the gate.  A revoke of a DEAD object that still
- * has disconnected files runs a full cycle on them.
+ * has disconnected files runs a full cycle on them, without calling their
+ * ->revoke a second time.
  *
  * States: LIVE -> REVOKING -> LIVE | DEAD, and DEAD -> REVOKING -> DEAD
  * for a revoke after a disconnect.  Whoever moves the object to REVOKING
- * runs the cycle; a second revoker waits for that cycle to end, which
- * covers it (no file can be opened while REVOKING).  Opens arriving while
- * REVOKING wait for the end of the cycle.
+ * runs the cycle (or hands it to the work item); a second revoker waits
+ * for that cycle to end, which covers it (no file can be opened while
+ * REVOKING).  Opens arriving while REVOKING wait for the end of the cycle.
+ * Every cycle start takes a number from the global revoke_cycles, so that
+ * an open can tell whether a cycle of its object started after its
+ * permission check (revoke_open_check()).
  *
  * The gate.  Every proxy runs the driver's method between revoke_enter()
  * and revoke_exit().  revoke_enter() tests the file's mark and increments
  * a per-CPU counter of the object inside an RCU read-side section;
- * revoke_exit() decrements it and, if a cycle is draining, wakes it.  The
- * cycle marks the files, then synchronize_rcu(): every enter that missed
- * the mark has incremented by then, every later one sees the mark.  From
- * then on the counters only go down, so their sum reaching zero means no
- * operation is left inside the driver.  The hot path has no atomic
- * instruction and no barrier: a load and test of the mark, this_cpu_inc()
- * and this_cpu_dec() (one instruction each on x86), a load and test of
- * ->draining, and two preempt_disable()/preempt_enable() pairs.  A
+ * revoke_exit() decrements it.  The cycle marks the files, then
+ * synchronize_rcu(): every enter that missed the mark has incremented by
+ * then, every later one sees the mark.  From then on the counters only go
+ * down, so their sum reaching zero means no operation is left inside the
+ * driver; the drain polls for that, so that leaving the gate wakes nobody.
+ * Ordering: the decrement is a release (smp_mb__before_atomic(), nothing
+ * on x86) and the drain's last read of the counters is followed by a full
+ * barrier (an acquire), so that every access of the operation to the
+ * driver's state happens before the early ->release frees it, also on
+ * weakly ordered CPUs.  As a litmus test, with x the driver's state and c
+ * the counter:
+ *
+ *	P0 (operation)			P1 (revoke)
+ *	r0 = READ_ONCE(*x);		r1 = READ_ONCE(*c);	(sees 0)
+ *	smp_mb__before_atomic();	smp_mb();
+ *	this_cpu_dec(*c);		WRITE_ONCE(*x, freed);
+ *	exists (r1 = 0 /\ r0 = freed)	-- forbidden.
+ *
+ * The hot path has no atomic instruction and no full barrier on x86: a
+ * load and test of the mark in the file's own state, this_cpu_inc() and
+ * this_cpu_dec() (one instruction each), one preempt_disable()/
+ * preempt_enable() pair; nothing on the way out is tested, and no cache
+ * line but the file's own and the per-CPU counter is touched.  A
  * percpu_ref would cost the same but cannot be waited on for zero and
  * reused, SRCU readers pay two full barriers in 6.12, an rwsem or a
  * refcount writes one shared cache line per call.  The gate is per
@@ -73,28 +109,38 @@
  * poll_table of ours: a forwarder entry goes on each driver queue, and the
  * real poller sleeps on the file's own poll_wq.  Forwarders are removed
  * before ->release runs, so early release may free the driver's queues
- * while select(), poll() or epoll still watch the file.
+ * while select(), poll() or epoll still watch the file; a driver queue that
+ * goes away first (wake_up_pollfree()) drops its forwarder at once.
  *
  * Mappings.  Only shared mappings are allowed: a private mapping could
- * keep device pages the zap does not reach.  The driver's vm_ops are
- * wrapped; the fault-type methods are gated.  ->open and ->close are always
- * called, even after revocation (a wrapper could neither skip nor defer
- * them safely: they may manage references the mapping holds), so they may
- * only touch what the mapping itself keeps alive.  Until the file is
- * revoked they run inside the gate: one that started before the revoke is
- * waited for, and one that sees revoke_file_revoked(vma->vm_file) runs
- * after the mark, so a driver that counts its mappings per device can
- * leave those to its ->release (ALSA's PCM mmap_count).
+ * keep device pages the zap does not reach.  They are VM_IO, so that no
+ * page reference can be taken through them (get_user_pages() refuses
+ * them; GUP-fast leaves driver pages to it), which would outlive the
+ * revoke.  A driver may not move a mapping to another file in ->mmap
+ * (vma_set_file()), where the revoke could not find it.  The driver's
+ * vm_ops are wrapped; every method but ->open and ->close is gated and
+ * gets a harmless answer once the file's mappings are revoked.  ->open and
+ * ->close are always called, even after revocation (a wrapper could
+ * neither skip nor defer them safely: they may manage references the
+ * mapping holds), so they may only touch what the mapping itself keeps
+ * alive.  Until the file is revoked they run inside the gate: one that
+ * started before the revoke is waited for, and one that sees
+ * revoke_file_revoked(vma->vm_file) runs after the mark, so a driver that
+ * counts its mappings per device can leave those to its ->release (ALSA's
+ * PCM mmap_count).
  *
  * Locking: obj->lock (spinlock) protects the fields marked (L) in
  * internal.h and the lists of files; it is taken in process context only,
  * may nest inside a subsystem's spinlock (ALSA's card->files_lock, for a
- * disconnect) and is never held across a driver call.  rf->poll_wq.lock protects rf->pollers;
- * rf->vm_lock protects rf->vm_proxies.  Cycles of one object are
- * serialized by the REVOKING state.
+ * disconnect) and is never held across a driver call.  rf->poll_wq.lock
+ * protects rf->pollers and nests inside the driver's queue locks;
+ * rf->vm_lock protects rf->vm_proxies and rf->mms.  Cycles of one object
+ * are serialized by the REVOKING state; the list obj->held belongs to the
+ * running cycle alone.
  */
 
 #include <linux/file.h>
+#include <linux/filelock.h>
 #include <linux/fs.h>
 #include <linux/io_uring/cmd.h>
 #include <linux/kref.h>
@@ -106,12 +152,20 @@
 #include <linux/poll.h>
 #include <linux/pseudo_fs.h>
 #include <linux/revoke.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "internal.h"
 
 struct vfsmount *revoke_mnt __ro_after_init;
+
+/* Cycles started, of any object: see revoke_open_check(). */
+atomic_t revoke_cycles = ATOMIC_INIT(0);
+
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+unsigned long revoke_kunit_steps;
+#endif
 
 /* The gate ------------------------------------------------------------ */
 
@@ -139,14 +193,13 @@ static __always_inline bool revoke_enter(struct revoke_file *rf)
 	return __revoke_enter(rf, &rf->revoked);
 }
 
+/* The drain polls the counters: nothing to test, nobody to wake. */
 static __always_inline void revoke_exit(struct revoke_file *rf)
 {
 	lock_map_release(&rf->obj->dep_map);
-	rcu_read_lock_sched();
+	/* A release: pairs with the smp_mb() in revoke_drain(); see the top. */
+	smp_mb__before_atomic();
 	this_cpu_dec(*rf->active);
-	if (unlikely(READ_ONCE(rf->obj->draining)))
-		wake_up(&rf->obj->drain_wq);
-	rcu_read_unlock_sched();
 }
 
 /* Operations inside the driver; exact once no operation can enter. */
@@ -160,19 +213,72 @@ unsigned long revoke_active_ops(struct revoke_object *obj)
 	return sum;
 }
 
-/* Wait until every operation that entered before the files were marked
- * has left the driver.  The caller must not be inside one.
- */
-static void revoke_drain(struct revoke_object *obj)
+/* How a cycle's waits sleep: see the top. */
+enum revoke_how {
+	REVOKE_KILLABLE,	/* revokeat(2): may give the rest up, -EINTR */
+	REVOKE_IDLE,		/* the work item: not a hung task */
+	REVOKE_UNINTERRUPTIBLE,	/* a kill: the driver is going away */
+};
+
+/* Sleep for @timeout jiffies; -EINTR if the caller may and should stop. */
+static int revoke_sleep(enum revoke_how how, long timeout)
 {
+	switch (how) {
+	case REVOKE_KILLABLE:
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		schedule_timeout_killable(timeout);
+		return fatal_signal_pending(current) ? -EINTR : 0;
+	case REVOKE_IDLE:
+		schedule_timeout_idle(timeout);
+		return 0;
+	default:
+		schedule_timeout_uninterruptible(timeout);
+		return 0;
+	}
+}
+
+/* The conditions a cycle or a revoker waits for on obj->state_wq. */
+typedef bool (*revoke_cond_t)(struct revoke_object *obj, unsigned long arg);
+
+/* Sleep until @cond(@obj, @arg) holds; -EINTR if the caller may stop. */
+static int revoke_wait_state(struct revoke_object *obj, revoke_cond_t cond,
+			     unsigned long arg, enum revoke_how how)
+{
+	switch (how) {
+	case REVOKE_KILLABLE:
+		return wait_event_killable(obj->state_wq, cond(obj, arg));
+	case REVOKE_IDLE:
+		wait_event_idle(obj->state_wq, cond(obj, arg));
+		return 0;
+	default:
+		wait_event(obj->state_wq, cond(obj, arg));
+		return 0;
+	}
+}
+
+/*
+ * Wait until every operation that entered before the files were marked
+ * has left the driver.  The caller must not be inside one.  Polls, with a
+ * growing period: operations woken by ->revoke return within the grace
+ * period, so the first look usually finds none.
+ */
+static int revoke_drain(struct revoke_object *obj, enum revoke_how how)
+{
+	long timeout = 1;
+
 	/* A sync point for lockdep, as synchronize_srcu() (6.12 has no stub). */
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lock_map_sync(&obj->dep_map);
 #endif
-	WRITE_ONCE(obj->draining, true);
 	synchronize_rcu();
-	wait_event(obj->drain_wq, revoke_active_ops(obj) == 0);
-	WRITE_ONCE(obj->draining, false);
+	while (revoke_active_ops(obj)) {
+		if (revoke_sleep(how, timeout))
+			return -EINTR;
+		timeout = min(2 * timeout, (long)HZ / 10);
+	}
+	smp_mb();	/* an acquire: pairs with revoke_exit(); see the top */
+	return 0;
 }
 
 /*
@@ -187,20 +293,34 @@ static int revoke_err(const struct revoke_file *rf)
 	return READ_ONCE(rf->err);
 }
 
+/*
+ * Under obj->lock: the file's mappings are revoked.  file_revoked() tells
+ * the VFS and the mm: a device inode's revoke generation never moves (only
+ * regular files' do), so a file whose sample differs is revoked for good.
+ */
+static void revoke_mark_unmapped(struct revoke_file *rf)
+{
+	struct file *file = rf->file;
+
+	WRITE_ONCE(rf->unmapped, true);
+	WRITE_ONCE(file->f_revoke_gen,
+		   READ_ONCE(file_inode(file)->i_revoke_gen) - 1);
+}
+
 /* Under obj->lock, once per file: from now on its operations fail. */
 static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
 {
 	if (rf->revoked) {
 		/* A revoke after a disconnect: its mappings go too. */
-		if (!obj->disconnect)
-			WRITE_ONCE(rf->unmapped, true);
+		if (!obj->disconnect && !rf->unmapped)
+			revoke_mark_unmapped(rf);
 		return;
 	}
 	WRITE_ONCE(rf->err, obj->kill ? -ENODEV : -ENXIO);
 	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
 	WRITE_ONCE(rf->revoked, true);
 	if (!obj->disconnect)
-		WRITE_ONCE(rf->unmapped, true);
+		revoke_mark_unmapped(rf);
 }
 
 /* Proxies of file_operations ------------------------------------------ */
@@ -213,7 +333,9 @@ static inline struct revoke_file *revoke_file_of(const struct file *file)
 }
 
 /*
- * The gate of a file's mappings: closed by a revoke, left open by a
+ * The gate of what outlives a disconnect: a file's mappings, and the
+ * calls that let work it issued finish (an unlock, io_uring completion
+ * polling and cancellation).  Closed by a revoke, left open by a
  * disconnect (revoke_object_disconnect_nowait()), which keeps the driver's
  * state until the last close.
  */
@@ -284,12 +406,19 @@ static ssize_t revoke_fop_write_iter(struct kiocb *iocb,
 			   rf->real->write_iter(iocb, from));
 }
 
+/*
+ * Requests issued before a revoke still complete: their completions are
+ * polled for as long as the driver has the file's state (a disconnected
+ * file keeps it), and once the file is revoked the poll finds nothing more
+ * (no error: io_uring would poll again forever).  The driver's ->revoke
+ * and ->release complete what it still has.
+ */
 static int revoke_fop_iopoll(struct kiocb *iocb, struct io_comp_batch *iob,
 			     unsigned int flags)
 {
 	struct revoke_file *rf = revoke_file_of(iocb->ki_filp);
 
-	return REVOKE_CALL(rf, revoke_err(rf), rf->real->iopoll(iocb, iob, flags));
+	return REVOKE_VM_CALL(rf, 0, rf->real->iopoll(iocb, iob, flags));
 }
 
 static int revoke_fop_iterate_shared(struct file *file,
@@ -354,10 +483,18 @@ static int revoke_fop_fasync(int fd, struct file *file, int on)
 	return 0;
 }
 
+/*
+ * An unlock, such as the one __fput() sends, reaches the driver for as
+ * long as it has the file's state; after the early release there is
+ * nothing of it to unlock (the cycle dropped the file's locks) and it
+ * succeeds.  Any other request of a revoked file fails.
+ */
 static int revoke_fop_lock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
+	if (lock_is_unlock(fl))
+		return REVOKE_VM_CALL(rf, 0, rf->real->lock(file, cmd, fl));
 	return REVOKE_CALL(rf, revoke_err(rf), rf->real->lock(file, cmd, fl));
 }
 
@@ -365,6 +502,8 @@ static int revoke_fop_flock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
+	if (lock_is_unlock(fl))
+		return REVOKE_VM_CALL(rf, 0, rf->real->flock(file, cmd, fl));
 	return REVOKE_CALL(rf, revoke_err(rf), rf->real->flock(file, cmd, fl));
 }
 
@@ -471,22 +610,42 @@ static int revoke_fop_fadvise(struct file *file, loff_t offset, loff_t len,
 			   rf->real->fadvise(file, offset, len, advice));
 }
 
+/*
+ * A cancellation of a command issued before the revoke reaches the driver
+ * while it has the file's state.  Once the driver released the file,
+ * nobody else can complete the command: complete it with the file's
+ * error.  In between, a revoke is releasing the file: io_uring cancels
+ * again later.
+ */
 static int revoke_fop_uring_cmd(struct io_uring_cmd *ioucmd,
 				unsigned int issue_flags)
 {
 	struct revoke_file *rf = revoke_file_of(ioucmd->file);
+	int ret;
 
-	return REVOKE_CALL(rf, revoke_err(rf), rf->real->uring_cmd(ioucmd, issue_flags));
+	if (!(issue_flags & IO_URING_F_CANCEL))
+		return REVOKE_CALL(rf, revoke_err(rf),
+				   rf->real->uring_cmd(ioucmd, issue_flags));
+	if (revoke_enter_vm(rf)) {
+		ret = rf->real->uring_cmd(ioucmd, issue_flags);
+		revoke_exit(rf);
+		return ret;
+	}
+	/* Pairs with smp_store_release() in revoke_cycle_release(). */
+	if (smp_load_acquire(&rf->released))
+		io_uring_cmd_done(ioucmd, revoke_err(rf), 0, issue_flags);
+	return 0;
 }
 
+/* See revoke_fop_iopoll(). */
 static int revoke_fop_uring_cmd_iopoll(struct io_uring_cmd *ioucmd,
 				       struct io_comp_batch *iob,
 				       unsigned int poll_flags)
 {
 	struct revoke_file *rf = revoke_file_of(ioucmd->file);
 
-	return REVOKE_CALL(rf, revoke_err(rf),
-			   rf->real->uring_cmd_iopoll(ioucmd, iob, poll_flags));
+	return REVOKE_VM_CALL(rf, 0,
+			      rf->real->uring_cmd_iopoll(ioucmd, iob, poll_flags));
 }
 
 /* Polling -------------------------------------------------------------- */
@@ -494,7 +653,7 @@ static int revoke_fop_uring_cmd_iopoll(struct io_uring_cmd *ioucmd,
 /* A forwarder: sits on a driver wait queue, wakes the file's poll_wq. */
 struct revoke_poll_fwd {
 	wait_queue_entry_t wait;
-	wait_queue_head_t *whead;
+	wait_queue_head_t *whead;	/* NULL once the queue is going away */
 	struct revoke_file *rf;
 	struct list_head node;		/* revoke_file.pollers */
 };
@@ -505,13 +664,34 @@ struct revoke_poll_table {
 	bool failed;
 };
 
+/* Called with the driver queue's lock held. */
 static int revoke_poll_wake(wait_queue_entry_t *wait, unsigned int mode,
 			    int sync, void *key)
 {
 	struct revoke_poll_fwd *fwd = container_of(wait, struct revoke_poll_fwd,
 						   wait);
+	struct revoke_file *rf = fwd->rf;
+	__poll_t events = key_to_poll(key);
+	bool pollfree = events & POLLFREE;
 
-	__wake_up(&fwd->rf->poll_wq, mode, 1, key);
+	if (unlikely(pollfree))
+		key = poll_to_key((events & ~POLLFREE) ?: EPOLLHUP);
+	/*
+	 * One exclusive poller per event, as on the driver's queue; but every
+	 * poller of a revoked file learns of it.
+	 */
+	__wake_up(&rf->poll_wq, mode, READ_ONCE(rf->revoked) ? 0 : 1, key);
+	if (unlikely(pollfree)) {
+		/*
+		 * The queue is going away (wake_up_pollfree()): leave it now,
+		 * as epoll does.  It is freed after an RCU grace period, which
+		 * revoke_poll_detach() relies on; once it sees NULL it frees
+		 * the forwarder and the file, so this is our last access.
+		 */
+		list_del_init(&wait->entry);
+		/* Pairs with smp_load_acquire() in revoke_poll_detach(). */
+		smp_store_release(&fwd->whead, NULL);
+	}
 	return 0;
 }
 
@@ -527,14 +707,14 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 	/* Usually the queue is known from an earlier poll. */
 	spin_lock_irqsave(&rf->poll_wq.lock, flags);
 	list_for_each_entry(fwd, &rf->pollers, node) {
-		if (fwd->whead == whead) {
+		if (READ_ONCE(fwd->whead) == whead) {
 			spin_unlock_irqrestore(&rf->poll_wq.lock, flags);
 			return;
 		}
 	}
 	spin_unlock_irqrestore(&rf->poll_wq.lock, flags);
 
-	new = kmalloc(sizeof(*new), GFP_KERNEL);
+	new = kmalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new) {
 		rpt->failed = true;
 		return;
@@ -545,7 +725,7 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 
 	spin_lock_irqsave(&rf->poll_wq.lock, flags);
 	list_for_each_entry(fwd, &rf->pollers, node) {
-		if (fwd->whead == whead) {
+		if (READ_ONCE(fwd->whead) == whead) {
 			spin_unlock_irqrestore(&rf->poll_wq.lock, flags);
 			kfree(new);
 			return;
@@ -560,6 +740,7 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 static void revoke_poll_detach(struct revoke_file *rf)
 {
 	struct revoke_poll_fwd *fwd, *tmp;
+	wait_queue_head_t *whead;
 	LIST_HEAD(list);
 
 	/* Never polled: the usual case, and nobody can add one now. */
@@ -570,7 +751,13 @@ static void revoke_poll_detach(struct revoke_file *rf)
 	spin_unlock_irq(&rf->poll_wq.lock);
 
 	list_for_each_entry_safe(fwd, tmp, &list, node) {
-		remove_wait_queue(fwd->whead, &fwd->wait);
+		/* A queue gone with POLLFREE is freed after a grace period. */
+		rcu_read_lock();
+		/* Pairs with smp_store_release() in revoke_poll_wake(). */
+		whead = smp_load_acquire(&fwd->whead);
+		if (whead)
+			remove_wait_queue(whead, &fwd->wait);
+		rcu_read_unlock();
 		kfree(fwd);
 	}
 }
@@ -599,6 +786,13 @@ static __poll_t revoke_fop_poll(struct file *file, poll_table *pt)
 	return mask;
 }
 
+/* Wake every poller of a revoked file, EPOLLEXCLUSIVE ones included. */
+static void revoke_poll_hup(struct revoke_file *rf)
+{
+	__wake_up(&rf->poll_wq, TASK_NORMAL, 0,
+		  poll_to_key(EPOLLERR | EPOLLHUP));
+}
+
 /* Mappings ------------------------------------------------------------- */
 
 static inline struct revoke_vm_proxy *revoke_vm_proxy_of(struct vm_area_struct *vma)
@@ -611,7 +805,7 @@ static vm_fault_t revoke_vm_fault(struct vm_fault *vmf)
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
 	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
-			   p->real->fault(vmf));
+			      p->real->fault(vmf));
 }
 
 static vm_fault_t revoke_vm_huge_fault(struct vm_fault *vmf,
@@ -620,7 +814,7 @@ static vm_fault_t revoke_vm_huge_fault(struct vm_fault *vmf,
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
 	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
-			   p->real->huge_fault(vmf, order));
+			      p->real->huge_fault(vmf, order));
 }
 
 static vm_fault_t revoke_vm_map_pages(struct vm_fault *vmf, pgoff_t start,
@@ -630,7 +824,7 @@ static vm_fault_t revoke_vm_map_pages(struct vm_fault *vmf, pgoff_t start,
 
 	/* Nothing mapped around: the fault itself then raises SIGBUS. */
 	return REVOKE_VM_CALL(p->rf, (vm_fault_t)0,
-			   p->real->map_pages(vmf, start, end));
+			      p->real->map_pages(vmf, start, end));
 }
 
 static vm_fault_t revoke_vm_page_mkwrite(struct vm_fault *vmf)
@@ -638,7 +832,7 @@ static vm_fault_t revoke_vm_page_mkwrite(struct vm_fault *vmf)
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
 	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
-			   p->real->page_mkwrite(vmf));
+			      p->real->page_mkwrite(vmf));
 }
 
 static vm_fault_t revoke_vm_pfn_mkwrite(struct vm_fault *vmf)
@@ -646,7 +840,7 @@ static vm_fault_t revoke_vm_pfn_mkwrite(struct vm_fault *vmf)
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
 	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
-			   p->real->pfn_mkwrite(vmf));
+			      p->real->pfn_mkwrite(vmf));
 }
 
 static int revoke_vm_access(struct vm_area_struct *vma, unsigned long addr,
@@ -655,7 +849,79 @@ static int revoke_vm_access(struct vm_area_struct *vma, unsigned long addr,
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
 
 	return REVOKE_VM_CALL(p->rf, revoke_err(p->rf),
-			   p->real->access(vma, addr, buf, len, write));
+			      p->real->access(vma, addr, buf, len, write));
+}
+
+/*
+ * The methods that only describe or reshape a mapping: once it is revoked
+ * the driver is not asked (its state may be gone with the early release,
+ * or its module with cdev_del()), and the answer is that of a mapping
+ * without the method.
+ */
+static const char *revoke_vm_name(struct vm_area_struct *vma)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	/* NULL: /proc/PID/maps shows the file's path. */
+	return REVOKE_VM_CALL(p->rf, (const char *)NULL, p->real->name(vma));
+}
+
+static int revoke_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, 0, p->real->may_split(vma, addr));
+}
+
+static int revoke_vm_mremap(struct vm_area_struct *vma)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, 0, p->real->mremap(vma));
+}
+
+static int revoke_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+			      unsigned long end, unsigned long newflags)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, 0,
+			      p->real->mprotect(vma, start, end, newflags));
+}
+
+static unsigned long revoke_vm_pagesize(struct vm_area_struct *vma)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, PAGE_SIZE, p->real->pagesize(vma));
+}
+
+#ifdef CONFIG_NUMA
+static int revoke_vm_set_policy(struct vm_area_struct *vma,
+				struct mempolicy *new)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, 0, p->real->set_policy(vma, new));
+}
+
+static struct mempolicy *revoke_vm_get_policy(struct vm_area_struct *vma,
+					      unsigned long addr, pgoff_t *ilx)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, (struct mempolicy *)NULL,
+			      p->real->get_policy(vma, addr, ilx));
+}
+#endif
+
+static struct page *revoke_vm_find_special_page(struct vm_area_struct *vma,
+						unsigned long addr)
+{
+	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vma);
+
+	return REVOKE_VM_CALL(p->rf, (struct page *)NULL,
+			      p->real->find_special_page(vma, addr));
 }
 
 /* Inside the gate until revoked, and called anyway; see the top. */
@@ -683,23 +949,26 @@ static void revoke_vm_close(struct vm_area_struct *vma)
 	}
 }
 
-/* Gated where a page could come back after the zap; see the top. */
+/* The vm_ops of a driver that left vma->vm_ops NULL: none. */
+static const struct vm_operations_struct revoke_vm_none;
+
 static void revoke_vm_proxy_init(struct revoke_vm_proxy *p,
 				 const struct vm_operations_struct *real)
 {
 	const struct vm_operations_struct ops = {
 		.open = real->open ? revoke_vm_open : NULL,
 		.close = real->close ? revoke_vm_close : NULL,
-		.may_split = real->may_split,
-		.mremap = real->mremap,
-		.mprotect = real->mprotect,
-		.pagesize = real->pagesize,
-		.name = real->name,
+		.may_split = real->may_split ? revoke_vm_may_split : NULL,
+		.mremap = real->mremap ? revoke_vm_mremap : NULL,
+		.mprotect = real->mprotect ? revoke_vm_mprotect : NULL,
+		.pagesize = real->pagesize ? revoke_vm_pagesize : NULL,
+		.name = real->name ? revoke_vm_name : NULL,
 #ifdef CONFIG_NUMA
-		.set_policy = real->set_policy,
-		.get_policy = real->get_policy,
+		.set_policy = real->set_policy ? revoke_vm_set_policy : NULL,
+		.get_policy = real->get_policy ? revoke_vm_get_policy : NULL,
 #endif
-		.find_special_page = real->find_special_page,
+		.find_special_page = real->find_special_page ?
+				     revoke_vm_find_special_page : NULL,
 		.fault = real->fault ? revoke_vm_fault : NULL,
 		.huge_fault = real->huge_fault ? revoke_vm_huge_fault : NULL,
 		.map_pages = real->map_pages ? revoke_vm_map_pages : NULL,
@@ -714,9 +983,54 @@ static void revoke_vm_proxy_init(struct revoke_vm_proxy *p,
 	memcpy((void *)&p->ops, &ops, sizeof(ops));
 }
 
+/*
+ * Remember that @mm maps @rf, once per address space, for
+ * revoke_wait_mmaps().  Address spaces that are gone are forgotten here,
+ * so that the list does not grow with every short-lived process.
+ */
+static int revoke_note_mm(struct revoke_file *rf, struct mm_struct *mm)
+{
+	struct revoke_mm *rmm, *tmp, *new = NULL;
+	LIST_HEAD(gone);
+	int ret = 0;
+
+	for (;;) {
+		spin_lock(&rf->vm_lock);
+		list_for_each_entry_safe(rmm, tmp, &rf->mms, node) {
+			if (rmm->mm == mm)
+				goto unlock;
+			if (!atomic_read(&rmm->mm->mm_users))
+				list_move(&rmm->node, &gone);
+		}
+		if (new) {
+			mmgrab(mm);
+			new->mm = mm;
+			list_add_tail(&new->node, &rf->mms);
+			new = NULL;
+			goto unlock;
+		}
+		spin_unlock(&rf->vm_lock);
+		new = kmalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+unlock:
+	spin_unlock(&rf->vm_lock);
+out:
+	kfree(new);
+	list_for_each_entry_safe(rmm, tmp, &gone, node) {
+		mmdrop(rmm->mm);
+		kfree(rmm);
+	}
+	return ret;
+}
+
 static int revoke_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct revoke_file *rf = revoke_file_of(file);
+	const struct vm_operations_struct *real;
 	struct revoke_vm_proxy *p, *spare;
 	int ret;
 
@@ -729,32 +1043,56 @@ static int revoke_fop_mmap(struct file *file, struct vm_area_struct *vma)
 		goto out;
 
 	/* Allocate first: a failure after ->mmap could not be undone. */
+	ret = revoke_note_mm(rf, vma->vm_mm);
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
-	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 	if (!spare)
 		goto out;
 
 	ret = rf->real->mmap(file, vma);
-	if (ret || WARN_ON_ONCE(vma->vm_file != file)) {
+	if (ret) {
 		kfree(spare);
 		goto out;
 	}
+	if (unlikely(vma->vm_file != file)) {
+		/*
+		 * vma_set_file(): the mapping now belongs to another file,
+		 * where no revoke of ours can find it.  Undo what ->mmap did;
+		 * __mmap_region() drops the other file and zaps the range.
+		 */
+		pr_warn_once("revoke: %ps moved a mapping to another file, refused\n",
+			     rf->real->mmap);
+		if (vma->vm_ops && vma->vm_ops->close)
+			vma->vm_ops->close(vma);
+		kfree(spare);
+		ret = -ENODEV;
+		goto out;
+	}
 
+	real = vma->vm_ops ?: &revoke_vm_none;
 	spin_lock(&rf->vm_lock);
 	list_for_each_entry(p, &rf->vm_proxies, node) {
-		if (p->real == vma->vm_ops)
+		if (p->real == real)
 			goto found;
 	}
 	p = spare;
 	spare = NULL;
 	p->rf = rf;
-	revoke_vm_proxy_init(p, vma->vm_ops);
+	revoke_vm_proxy_init(p, real);
 	list_add(&p->node, &rf->vm_proxies);
 found:
 	spin_unlock(&rf->vm_lock);
 	kfree(spare);
-	/* The vma is not visible to anybody yet. */
+	/*
+	 * The vma is not visible to anybody yet.  VM_IO: no page reference
+	 * can be taken through it (get_user_pages(), hence vmsplice(),
+	 * O_DIRECT, io_uring buffers, process_vm_*v()), which would keep
+	 * the device's memory reachable after the revoke.
+	 */
 	vma->vm_ops = &p->ops;
+	vm_flags_set(vma, VM_IO);
 out:
 	revoke_exit(rf);
 	return ret;
@@ -824,6 +1162,7 @@ static struct revoke_file *revoke_file_alloc(struct revoke_object *obj,
 {
 	struct revoke_file *rf;
 
+	/* The cache is SLAB_ACCOUNT: charged to the opener, as the file. */
 	rf = kmem_cache_alloc(revoke_file_cache, GFP_KERNEL);
 	if (!rf)
 		return NULL;
@@ -845,30 +1184,36 @@ static struct revoke_file *revoke_file_alloc(struct revoke_object *obj,
 		spin_unlock(&obj->lock);
 	}
 	rf->real = real;
-	rf->obj = obj;
 	rf->active = obj->active;
-	rf->file = NULL;
-	INIT_LIST_HEAD(&rf->node);
 	rf->revoked = false;
 	rf->unmapped = false;
+	rf->obj = obj;
+	rf->file = NULL;
+	INIT_LIST_HEAD(&rf->node);
+	rf->rel = REVOKE_REL_NONE;
 	rf->woken = false;
 	rf->fasync_off = false;
-	rf->claimed = false;
 	rf->held = false;
 	rf->released = false;
 	init_waitqueue_head(&rf->poll_wq);
 	INIT_LIST_HEAD(&rf->pollers);
 	spin_lock_init(&rf->vm_lock);
 	INIT_LIST_HEAD(&rf->vm_proxies);
+	INIT_LIST_HEAD(&rf->mms);
 	return rf;
 }
 
 static void revoke_file_free(struct revoke_file *rf)
 {
 	struct revoke_vm_proxy *p, *tmp;
+	struct revoke_mm *rmm, *rtmp;
 
 	list_for_each_entry_safe(p, tmp, &rf->vm_proxies, node)
 		kfree(p);
+	list_for_each_entry_safe(rmm, rtmp, &rf->mms, node) {
+		mmdrop(rmm->mm);
+		kfree(rmm);
+	}
 	kmem_cache_free(revoke_file_cache, rf);
 }
 
@@ -883,8 +1228,8 @@ static int revoke_file_release_driver(struct revoke_file *rf, bool early)
 	struct file *file = rf->file;
 
 	/*
-	 * Early, or at the last close of a disconnected file whose
-	 * switch-off no longer reached the driver.
+	 * Early, or at the last close of a revoked file whose switch-off no
+	 * longer reached the driver.
 	 */
 	if ((early || READ_ONCE(rf->fasync_off)) && rf->real->fasync)
 		rf->real->fasync(-1, file, 0);
@@ -894,28 +1239,49 @@ static int revoke_file_release_driver(struct revoke_file *rf, bool early)
 	return 0;
 }
 
+/*
+ * The last close.  A file a cycle took while it was closing (REL_CLAIMED)
+ * has nothing of its own left inside the driver by now: __fput() made its
+ * last calls (->fasync, ->flock) before this, and the cycle holds no
+ * reference to call ->revoke with.  So whoever comes first releases it:
+ * here, without waiting for a drain that may wait for somebody else's
+ * stuck operation, or the cycle, and then this waits for it.
+ */
 static int revoke_fop_release(struct inode *inode, struct file *file)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 	struct revoke_object *obj = rf->obj;
-	bool claimed;
+	enum revoke_rel rel;
 	int ret = 0;
 
 	spin_lock(&obj->lock);
-	claimed = rf->claimed;
-	if (!claimed)
+	rel = rf->rel;
+	switch (rel) {
+	case REVOKE_REL_NONE:
 		list_del_init(&rf->node);
+		break;
+	case REVOKE_REL_CLAIMED:
+		/* Off the cycle's list: the cycle will not look at it again. */
+		list_del_init(&rf->node);
+		rf->rel = REVOKE_REL_CLOSE;
+		obj->closing++;
+		break;
+	default:
+		break;
+	}
 	spin_unlock(&obj->lock);
 
-	/*
-	 * A cycle took the file: it released the driver's side already, or
-	 * it is doing so right now if the file was closing when it came.
-	 */
-	if (claimed) {
-		/* Pairs with smp_store_release() in revoke_cycle(). */
+	if (rel == REVOKE_REL_CYCLE) {
+		/* Pairs with smp_store_release() in revoke_cycle_release(). */
 		wait_event(obj->state_wq, smp_load_acquire(&rf->released));
 	} else {
 		ret = revoke_file_release_driver(rf, false);
+	}
+	if (rel == REVOKE_REL_CLAIMED) {
+		spin_lock(&obj->lock);
+		obj->closing--;
+		spin_unlock(&obj->lock);
+		wake_up_all(&obj->state_wq);
 	}
 
 	/*
@@ -932,83 +1298,205 @@ static int revoke_fop_release(struct inode *inode, struct file *file)
 
 /* The cycle ------------------------------------------------------------ */
 
-static bool revoke_cycle_idle(struct revoke_object *obj)
+/* Is no open of @obj in ->open, but maybe the caller's own?  (L) */
+static bool revoke_openers_gone(struct revoke_object *obj)
 {
-	bool idle;
+	struct revoke_opener *op;
 
-	spin_lock(&obj->lock);
-	idle = !obj->nr_opening;
-	spin_unlock(&obj->lock);
-	return idle;
+	list_for_each_entry(op, &obj->openers, node)
+		if (op->task != current)
+			return false;
+	return true;
 }
 
-/* Called by whoever moved the object from LIVE to REVOKING. */
-static void revoke_cycle(struct revoke_object *obj)
+static bool revoke_openers_done(struct revoke_object *obj, unsigned long arg)
+{
+	bool done;
+
+	spin_lock(&obj->lock);
+	done = revoke_openers_gone(obj);
+	spin_unlock(&obj->lock);
+	return done;
+}
+
+static bool revoke_closers_done(struct revoke_object *obj, unsigned long arg)
+{
+	bool done;
+
+	spin_lock(&obj->lock);
+	done = !obj->closing;
+	spin_unlock(&obj->lock);
+	return done;
+}
+
+/*
+ * Steps 1 and 2, by whoever moved the object to REVOKING.  Files that are
+ * still referenced go on obj->held with a reference of the cycle's, the
+ * closing ones on obj->cycle, where their last close may take them back.
+ */
+static void revoke_cycle_begin(struct revoke_object *obj)
 {
 	struct revoke_file *rf, *tmp;
-	bool any_held = false;
-	LIST_HEAD(files);
 
-	/*
-	 * 1. mark.  A file whose count already dropped to zero is being
-	 * closed: no operation can be inside it, and its __fput() waits in
-	 * revoke_fop_release() for us to release it (waiting for __fput()
-	 * instead could wait for ourselves, from task work).
-	 */
 	spin_lock(&obj->lock);
-	list_for_each_entry(rf, &obj->files, node) {
+	list_for_each_entry_safe(rf, tmp, &obj->files, node) {
 		revoke_mark(obj, rf);
-		rf->claimed = true;
 		rf->held = atomic_long_inc_not_zero(&rf->file->f_count);
-		any_held |= rf->held;
+		if (rf->held) {
+			rf->rel = REVOKE_REL_CYCLE;
+			list_move_tail(&rf->node, &obj->held);
+		} else {
+			rf->rel = REVOKE_REL_CLAIMED;
+			list_move_tail(&rf->node, &obj->cycle);
+		}
 	}
-	list_splice_init(&obj->files, &files);
 	spin_unlock(&obj->lock);
 
-	/*
-	 * With no file held, nothing can be inside the driver (an operation
-	 * holds its file) and nothing is mapped (a mapping holds its file).
-	 */
-	if (any_held) {
-		/* 2. wake */
-		list_for_each_entry(rf, &files, node) {
-			if (!rf->held)
-				continue;
+	/* 2. wake; a disconnect already called ->revoke of its files */
+	list_for_each_entry(rf, &obj->held, node) {
+		if (!rf->woken) {
+			rf->woken = true;
 			if (rf->real->revoke)
 				rf->real->revoke(rf->file);
-			wake_up_poll(&rf->poll_wq, EPOLLERR | EPOLLHUP);
 		}
-
-		/* 3. drain */
-		revoke_drain(obj);
-
-		/* 4. zap: every mapping of every file of the object */
-		unmap_mapping_range(obj->inode->i_mapping, 0, 0, 1);
+		revoke_poll_hup(rf);
 	}
+}
 
-	/* 5. release */
-	list_for_each_entry_safe(rf, tmp, &files, node) {
-		revoke_file_release_driver(rf, true);
-		if (rf->held) {
-			rf->released = true;
-			continue;
+/*
+ * Step 3, second half: an mmap() that was inside ->mmap when the files
+ * were marked has returned from it (the drain saw to that), but links its
+ * mapping into the address space only later, under its mmap_lock: what
+ * ->mmap mapped there (ALSA's PCM prefaults with remap_pfn_range()) would
+ * escape the zap.  Wait for each address space that mapped a file of the
+ * cycle to be free of mmap(); after the drain no file of the cycle gets a
+ * new one, so the lists are stable.
+ */
+static int revoke_wait_mmaps(struct revoke_object *obj, enum revoke_how how)
+{
+	struct revoke_file *rf;
+	struct revoke_mm *rmm;
+
+	list_for_each_entry(rf, &obj->held, node) {
+		list_for_each_entry(rmm, &rf->mms, node) {
+			struct mm_struct *mm = rmm->mm;
+
+			if (!atomic_read(&mm->mm_users))
+				continue;
+			if (how == REVOKE_UNINTERRUPTIBLE)
+				mmap_read_lock(mm);
+			else if (mmap_read_lock_killable(mm))
+				return -EINTR;
+			mmap_read_unlock(mm);
 		}
-		list_del_init(&rf->node);
-		/* Its __fput() frees it as soon as it sees this. */
+	}
+	return 0;
+}
+
+/* Step 4: every mapping of the cycle's files. */
+static void revoke_zap(struct revoke_object *obj)
+{
+	struct address_space *mapping = obj->inode->i_mapping;
+	struct revoke_file *rf;
+
+	unmap_mapping_range(mapping, 0, 0, 1);
+	/* A driver that pointed f_mapping elsewhere in ->open: that too. */
+	list_for_each_entry(rf, &obj->held, node) {
+		if (rf->file->f_mapping != mapping) {
+			mapping = rf->file->f_mapping;
+			unmap_mapping_range(mapping, 0, 0, 1);
+		}
+	}
+}
+
+/* Step 5: the held files' locks (a closing file's are gone with it). */
+static void revoke_drop_locks(struct revoke_object *obj)
+{
+	struct inode *inode = NULL;
+	struct revoke_file *rf;
+
+	list_for_each_entry(rf, &obj->held, node) {
+		if (file_inode(rf->file) != inode) {
+			inode = file_inode(rf->file);
+			locks_revoke(inode);
+		}
+	}
+}
+
+/* Step 6: the early release, exactly once per file. */
+static void revoke_cycle_release(struct revoke_object *obj,
+				 enum revoke_how how, struct list_head *done)
+{
+	struct revoke_file *rf;
+
+	list_for_each_entry(rf, &obj->held, node) {
+		revoke_file_release_driver(rf, true);
+		/* Read by its last close, after our fput(). */
+		smp_store_release(&rf->released, true);
+	}
+	list_splice_init(&obj->held, done);
+
+	/* The closing files, unless their close took them first. */
+	for (;;) {
+		spin_lock(&obj->lock);
+		rf = list_first_entry_or_null(&obj->cycle, struct revoke_file,
+					      node);
+		if (rf) {
+			list_del_init(&rf->node);
+			rf->rel = REVOKE_REL_CYCLE;
+		}
+		spin_unlock(&obj->lock);
+		if (!rf)
+			break;
+		revoke_file_release_driver(rf, true);
+		/* Its close frees it as soon as it sees this. */
 		smp_store_release(&rf->released, true);
 		wake_up_all(&obj->state_wq);
 	}
 
+	/* Those are releasing themselves: not for long. */
+	revoke_wait_state(obj, revoke_closers_done, 0, how);
+}
+
+/*
+ * Steps 3 to 7, by the owner of the cycle.  With REVOKE_KILLABLE, a fatal
+ * signal during the waits hands what is left to the work item (-EINTR).
+ */
+static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
+{
+	struct revoke_file *rf, *tmp;
+	bool any;
+	LIST_HEAD(done);
+
+	spin_lock(&obj->lock);
+	any = !list_empty(&obj->held) || !list_empty(&obj->cycle);
+	spin_unlock(&obj->lock);
+
 	/*
-	 * 6. opens that raced with the cycle fail (revoke_file_open() sees the
+	 * Also with no file held: the last calls of a closing file's
+	 * __fput() (->fasync, ->flock) may be inside the driver.
+	 */
+	if (any) {
+		if (revoke_drain(obj, how) || revoke_wait_mmaps(obj, how))
+			goto interrupted;
+		revoke_zap(obj);
+		revoke_drop_locks(obj);
+		revoke_cycle_release(obj, how, &done);
+	}
+
+	/*
+	 * 7. opens that raced with the cycle fail (revoke_file_open() sees the
 	 * sequence number move), and need not be waited for, except by a
 	 * kill: the driver is going away.  A blocked ->open (ALSA waits for
-	 * a busy substream) could make a plain revoke wait forever.
+	 * a busy substream) could make a plain revoke wait forever.  The
+	 * driver's own ->open that kills the object is not waited for.
 	 */
 	spin_lock(&obj->lock);
-	while (obj->kill && obj->nr_opening) {
+	while (obj->kill && !revoke_openers_gone(obj)) {
 		spin_unlock(&obj->lock);
-		wait_event(obj->state_wq, revoke_cycle_idle(obj));
+		/* A kill came during a revokeat(): wait as the kill would. */
+		revoke_wait_state(obj, revoke_openers_done, 0,
+				  how == REVOKE_KILLABLE ? REVOKE_IDLE : how);
 		spin_lock(&obj->lock);
 	}
 	obj->state = obj->kill ? REVOKE_DEAD : REVOKE_LIVE;
@@ -1016,10 +1504,20 @@ static void revoke_cycle(struct revoke_object *obj)
 	spin_unlock(&obj->lock);
 	wake_up_all(&obj->state_wq);
 
-	list_for_each_entry_safe(rf, tmp, &files, node) {
+	list_for_each_entry_safe(rf, tmp, &done, node) {
 		list_del_init(&rf->node);
 		fput(rf->file);
 	}
+	return 0;
+
+interrupted:
+	/* The files stay revoked; the work item finishes the cycle. */
+	spin_lock(&obj->lock);
+	obj->resume = true;
+	kref_get(&obj->kref);
+	spin_unlock(&obj->lock);
+	queue_work(system_unbound_wq, &obj->work);
+	return -EINTR;
 }
 
 static bool revoke_cycle_done(struct revoke_object *obj, unsigned long seq)
@@ -1030,6 +1528,14 @@ static bool revoke_cycle_done(struct revoke_object *obj, unsigned long seq)
 	done = obj->done_seq >= seq;
 	spin_unlock(&obj->lock);
 	return done;
+}
+
+/* Under obj->lock: a cycle starts; see revoke_open_check(). */
+static void revoke_cycle_number(struct revoke_object *obj)
+{
+	obj->state = REVOKE_REVOKING;
+	obj->seq++;
+	obj->cycle_gen = atomic_inc_return(&revoke_cycles);
 }
 
 /*
@@ -1046,19 +1552,25 @@ static bool revoke_cycle_start(struct revoke_object *obj, bool kill,
 		obj->kill = true;
 	switch (obj->state) {
 	case REVOKE_LIVE:
-		obj->state = REVOKE_REVOKING;
-		obj->seq++;
+		revoke_cycle_number(obj);
 		run = true;
 		fallthrough;
 	case REVOKE_REVOKING:
+		/*
+		 * Joining the running cycle, which covers the files open now.
+		 * Opens waiting for its end may have passed their permission
+		 * check after it began but before this revoke did: a new
+		 * number makes them fail (revoke_open_check()).
+		 */
+		if (!run)
+			obj->cycle_gen = atomic_inc_return(&revoke_cycles);
 		*seq = obj->seq;
 		break;
 	case REVOKE_DEAD:
 		/* Disconnected files are still there: revoke them for real. */
 		if (obj->disconnect && !list_empty(&obj->files)) {
-			obj->state = REVOKE_REVOKING;
 			obj->disconnect = false;
-			obj->seq++;
+			revoke_cycle_number(obj);
 			*seq = obj->seq;
 			run = true;
 			break;
@@ -1070,22 +1582,24 @@ static bool revoke_cycle_start(struct revoke_object *obj, bool kill,
 	return run;
 }
 
-static void revoke_object_sync(struct revoke_object *obj, bool kill)
+static int revoke_object_sync(struct revoke_object *obj, bool kill)
 {
+	enum revoke_how how = kill ? REVOKE_UNINTERRUPTIBLE : REVOKE_KILLABLE;
 	unsigned long seq;
 
 	might_sleep();
 	for (;;) {
 		if (revoke_cycle_start(obj, kill, &seq)) {
-			revoke_cycle(obj);
-			return;
+			revoke_cycle_begin(obj);
+			return revoke_cycle_finish(obj, how);
 		}
 		if (!seq)
-			return;
-		wait_event(obj->state_wq, revoke_cycle_done(obj, seq));
+			return 0;
+		if (revoke_wait_state(obj, revoke_cycle_done, seq, how))
+			return -EINTR;
 		/* That cycle may have been a disconnect: look again. */
 		if (!READ_ONCE(obj->disconnect))
-			return;
+			return 0;
 	}
 }
 
@@ -1093,21 +1607,29 @@ static void revoke_object_sync(struct revoke_object *obj, bool kill)
  * revoke_object_revoke - revoke every open file of an object
  * @obj: the object
  *
- * When this returns, every file opened on @obj before the call is revoked:
- * its operations fail with -ENXIO and its poll reports EPOLLERR | EPOLLHUP;
- * no operation of those files is still inside the driver; their shared
- * mappings are torn down and raise SIGBUS; the driver's ->release ran for
- * each of them.  Files opened after the call work normally.  An open that
- * races with the call either fails with -ENXIO or yields a working file.
+ * When this returns 0, every file opened on @obj before the call is
+ * revoked: its operations fail with -ENXIO and its poll reports
+ * EPOLLERR | EPOLLHUP; no operation of those files is still inside the
+ * driver; their shared mappings are torn down and raise SIGBUS; their
+ * locks are dropped; the driver's ->release ran for each of them.  Files
+ * opened after the call work normally.  An open that races with the call
+ * fails with -ENXIO if its permission check came before the call began,
+ * see revoke_open_check(), and otherwise may yield a working file.
  * Concurrent calls are serialized and all return when the files are gone.
+ *
+ * The wait for the operations in flight is killable: one may wait for a
+ * page fault of another user's (a read() into a FUSE-backed buffer).  On a
+ * fatal signal the files stay revoked, a work item finishes the job, and
+ * this returns -EINTR; a later call waits for that.
  *
  * Context: Process context, may sleep.  Must not be called from inside an
  * operation of @obj (it would wait for itself); use
  * revoke_object_revoke_nowait() there.
+ * Return: 0, or -EINTR if a fatal signal interrupted the wait.
  */
-void revoke_object_revoke(struct revoke_object *obj)
+int revoke_object_revoke(struct revoke_object *obj)
 {
-	revoke_object_sync(obj, false);
+	return revoke_object_sync(obj, false);
 }
 EXPORT_SYMBOL_GPL(revoke_object_revoke);
 
@@ -1117,14 +1639,20 @@ EXPORT_SYMBOL_GPL(revoke_object_revoke);
  *
  * Like revoke_object_revoke(), and afterwards every open of @obj fails with
  * -ENXIO.  This is what unplug needs: when it returns, the driver's
- * file_operations are never entered again for @obj.  The files it revokes
- * answer -ENODEV rather than -ENXIO, as drivers have always answered after
- * an unplug, so that user space keeps telling a device that went away from
- * one that was taken away.
+ * file_operations are never entered again for @obj (only the vm_ops
+ * ->open and ->close of mappings that outlive it, see the comment at the
+ * top of this file).  The files it revokes answer -ENODEV rather than
+ * -ENXIO, as drivers have always answered after an unplug, so that user
+ * space keeps telling a device that went away from one that was taken
+ * away.  It cannot fail, so it waits for the operations in flight for as
+ * long as they take, uninterruptibly: a driver operation that waits for
+ * user memory (copy_to_user() to a FUSE or userfaultfd page) holds it
+ * until that fault is answered or its task killed.
  *
  * Context: Process context, may sleep.  Must not be called from inside an
  * operation of @obj, nor with a lock held that an operation of @obj may
- * wait for.
+ * wait for, nor with an mmap_lock held.  May be called from the driver's
+ * ->open of @obj, which then fails with -ENXIO.
  */
 void revoke_object_kill(struct revoke_object *obj)
 {
@@ -1135,7 +1663,8 @@ EXPORT_SYMBOL_GPL(revoke_object_kill);
 /*
  * A disconnect: wake like a revoke, but leave the files on the object, so
  * that their driver state and mappings last until their last close, which
- * releases them as usual.
+ * releases them as usual.  Each file is visited once: it moves to the tail
+ * when woken, and no file is added meanwhile (REVOKING).
  */
 static void revoke_disconnect_cycle(struct revoke_object *obj)
 {
@@ -1145,21 +1674,24 @@ static void revoke_disconnect_cycle(struct revoke_object *obj)
 	for (;;) {
 		file = NULL;
 		spin_lock(&obj->lock);
-		list_for_each_entry(rf, &obj->files, node) {
-			if (rf->woken ||
-			    !atomic_long_inc_not_zero(&rf->file->f_count))
-				continue;
-			rf->woken = true;
-			file = rf->file;
+		rf = list_first_entry_or_null(&obj->files, struct revoke_file,
+					      node);
+		revoke_kunit_step();
+		if (!rf || rf->woken) {
+			spin_unlock(&obj->lock);
 			break;
 		}
+		rf->woken = true;
+		list_move_tail(&rf->node, &obj->files);
+		if (atomic_long_inc_not_zero(&rf->file->f_count))
+			file = rf->file;
 		spin_unlock(&obj->lock);
 		if (!file)
-			break;
+			continue;
 		/* Our reference keeps @rf; the file is off no list before. */
 		if (rf->real->revoke)
 			rf->real->revoke(file);
-		wake_up_poll(&rf->poll_wq, EPOLLERR | EPOLLHUP);
+		revoke_poll_hup(rf);
 		fput(file);
 	}
 
@@ -1180,11 +1712,21 @@ static void revoke_object_work(struct work_struct *work)
 {
 	struct revoke_object *obj = container_of(work, struct revoke_object,
 						 work);
+	bool resume;
 
-	if (READ_ONCE(obj->disconnect))
+	spin_lock(&obj->lock);
+	resume = obj->resume;
+	obj->resume = false;
+	spin_unlock(&obj->lock);
+
+	if (resume) {
+		revoke_cycle_finish(obj, REVOKE_IDLE);
+	} else if (READ_ONCE(obj->disconnect)) {
 		revoke_disconnect_cycle(obj);
-	else
-		revoke_cycle(obj);
+	} else {
+		revoke_cycle_begin(obj);
+		revoke_cycle_finish(obj, REVOKE_IDLE);
+	}
 	revoke_object_put(obj);
 }
 
@@ -1198,8 +1740,7 @@ static void revoke_object_async(struct revoke_object *obj, bool disconnect)
 	if (disconnect)
 		obj->kill = true;
 	if (obj->state == REVOKE_LIVE) {
-		obj->state = REVOKE_REVOKING;
-		obj->seq++;
+		revoke_cycle_number(obj);
 		obj->disconnect = disconnect;
 		run = true;
 		/* The work item marks them again, with the others. */
@@ -1293,9 +1834,11 @@ struct revoke_object *__revoke_object_create(const char *name,
 	kref_init(&obj->kref);
 	spin_lock_init(&obj->lock);
 	obj->state = REVOKE_LIVE;
+	INIT_LIST_HEAD(&obj->openers);
 	INIT_LIST_HEAD(&obj->files);
+	INIT_LIST_HEAD(&obj->held);
+	INIT_LIST_HEAD(&obj->cycle);
 	init_waitqueue_head(&obj->state_wq);
-	init_waitqueue_head(&obj->drain_wq);
 	lockdep_init_map(&obj->dep_map, name, key, 0);
 	INIT_WORK(&obj->work, revoke_object_work);
 	return obj;
@@ -1313,7 +1856,8 @@ static void revoke_object_release(struct kref *kref)
 	struct revoke_object *obj = container_of(kref, struct revoke_object,
 						 kref);
 
-	WARN_ON(!list_empty(&obj->files));
+	WARN_ON(!list_empty(&obj->files) || !list_empty(&obj->held) ||
+		!list_empty(&obj->cycle));
 	WARN_ON(obj->chr_count);
 	iput(obj->inode);
 	free_percpu(obj->active);
@@ -1353,13 +1897,15 @@ EXPORT_SYMBOL_GPL(revoke_object_put);
 
 /* Open ----------------------------------------------------------------- */
 
-/* An admitted open is over; a cycle may be waiting for it (step 6). */
-static void revoke_open_done(struct revoke_object *obj)
+/* An admitted open is over; a kill may be waiting for it (step 7). */
+static void revoke_open_done(struct revoke_object *obj,
+			     struct revoke_opener *op)
 {
 	bool wake;
 
 	spin_lock(&obj->lock);
-	wake = !--obj->nr_opening && obj->state == REVOKE_REVOKING;
+	list_del(&op->node);
+	wake = obj->state == REVOKE_REVOKING;
 	spin_unlock(&obj->lock);
 	if (wake)
 		wake_up_all(&obj->state_wq);
@@ -1379,7 +1925,10 @@ static void revoke_open_done(struct revoke_object *obj)
  * revocable from the moment this returns 0.  If a revoke of @obj runs
  * meanwhile, the open waits for its end; if the object was killed, or was
  * revoked while @fops->open ran, the open fails with -ENXIO (after the
- * driver's ->release when ->open had succeeded).
+ * driver's ->release when ->open had succeeded).  The open(2) path then
+ * also fails an open whose permission check came before a revoke of @obj
+ * began (revoke_open_check()): open(2) never returns a file that such a
+ * revoke missed.
  *
  * On failure @file->f_op is @fops again, so that the caller's error path
  * (or the VFS's) drops the module reference as usual.
@@ -1393,6 +1942,7 @@ static void revoke_open_done(struct revoke_object *obj)
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops)
 {
+	struct revoke_opener op = { .task = current };
 	struct revoke_file *rf;
 	unsigned long seq;
 	int ret;
@@ -1417,7 +1967,7 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		goto err_free;
 	}
 	seq = obj->seq;
-	obj->nr_opening++;
+	list_add(&op.node, &obj->openers);
 	kref_get(&obj->kref);
 	spin_unlock(&obj->lock);
 
@@ -1433,7 +1983,7 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		/* Not ours any more, and not revocable. */
 		if (file->f_mapping == obj->inode->i_mapping)
 			file->f_mapping = inode->i_mapping;
-		revoke_open_done(obj);
+		revoke_open_done(obj, &op);
 		revoke_file_free(rf);
 		revoke_object_put(obj);
 		return 0;
@@ -1443,7 +1993,7 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 	if (!ret && obj->seq == seq) {
 		/* Still LIVE: a cycle cannot end while we are opening. */
 		list_add_tail(&rf->node, &obj->files);
-		obj->nr_opening--;
+		list_del(&op.node);
 		spin_unlock(&obj->lock);
 		return 0;
 	}
@@ -1454,7 +2004,7 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		revoke_file_release_driver(rf, false);
 		ret = -ENXIO;
 	}
-	revoke_open_done(obj);
+	revoke_open_done(obj, &op);
 	file->f_op = fops;
 	file->f_mapping = inode->i_mapping;
 	revoke_object_put(obj);
@@ -1463,6 +2013,39 @@ err_free:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(revoke_file_open);
+
+/**
+ * revoke_open_check - fail an open that a revoke should have taken
+ * @file: a file open(2) has just opened
+ * @sample: what file_revoke_sample() returned before its permission check
+ *
+ * A session manager takes a node away by changing its permissions, then
+ * calling revokeat(2).  An open that passed its permission check before
+ * that, and then slept (an ACL read, a preemption, a fanotify permission
+ * event), must not give the old user a live file: if a cycle of @file's
+ * object started after @sample was taken, the open fails.  The ordering:
+ * the session manager's permission change happens before the cycle's
+ * number is taken (a full barrier, atomic_inc_return()); the open reads
+ * the number before the permission (smp_rmb() in file_revoke_sample()).
+ * So an open that saw the old permission saw the old number.  The cycle
+ * number of the object is read after revoke_file_open() took obj->lock,
+ * so a cycle that started too late to be seen here found the file on the
+ * object and revoked it.
+ *
+ * Context: Process context, from do_open().
+ * Return: 0, or -ENXIO.
+ */
+int revoke_open_check(struct file *file, unsigned int sample)
+{
+	struct revoke_object *obj;
+
+	if (!revoke_file_tracked(file))
+		return 0;
+	obj = revoke_file_of(file)->obj;
+	if ((int)(READ_ONCE(obj->cycle_gen) - sample) > 0)
+		return -ENXIO;
+	return 0;
+}
 
 /**
  * revoke_file_revoked - has this file been revoked?
@@ -1574,7 +2157,7 @@ static struct file_system_type revoke_fs_type = {
 /* Before any driver can add a revocable cdev. */
 static int __init revoke_init(void)
 {
-	revoke_file_cache = KMEM_CACHE(revoke_file, SLAB_PANIC);
+	revoke_file_cache = KMEM_CACHE(revoke_file, SLAB_PANIC | SLAB_ACCOUNT);
 	revoke_mnt = kern_mount(&revoke_fs_type);
 	if (IS_ERR(revoke_mnt))
 		panic("revoke: cannot mount the revoke pseudo file system: %ld\n",

@@ -26,7 +26,8 @@ enum revoke_state {
 /*
  * struct revoke_object - one revocable device
  *
- * Fields marked (L) are protected by @lock.
+ * Fields marked (L) are protected by @lock; @held belongs to the running
+ * cycle.
  */
 struct revoke_object {
 	struct kref kref;
@@ -34,16 +35,19 @@ struct revoke_object {
 	enum revoke_state state;	/* (L) */
 	bool kill;			/* (L) the running cycle ends DEAD */
 	bool disconnect;		/* (L) it keeps files and mappings */
+	bool resume;			/* (L) the work item finishes a cycle */
 	unsigned long seq;		/* (L) cycles started */
 	unsigned long done_seq;		/* (L) cycles finished */
-	unsigned int nr_opening;	/* (L) opens admitted, ->open running */
+	unsigned int cycle_gen;		/* (L) revoke_cycles at the last start */
+	unsigned int closing;		/* (L) closes releasing a cycle's file */
+	struct list_head openers;	/* (L) ->open running: revoke_opener */
 	struct list_head files;		/* (L) live files: revoke_file.node */
+	struct list_head cycle;		/* (L) the cycle's closing files */
+	struct list_head held;		/* the cycle's files, with a reference */
 	wait_queue_head_t state_wq;	/* cycle end, openers, releases */
 
 	/* The operation gate: ops inside the driver, per CPU. */
 	unsigned long __percpu *active;
-	bool draining;			/* a cycle waits for @active to be 0 */
-	wait_queue_head_t drain_wq;
 	struct lockdep_map dep_map;	/* the gate, for lockdep */
 
 	struct inode *inode;		/* its i_mapping is every f_mapping */
@@ -51,13 +55,19 @@ struct revoke_object {
 	/* The proxy of proxy_real, copied into each file (set once). */
 	const struct file_operations *proxy_real;
 	const struct file_operations proxy;
-	struct work_struct work;	/* revoke_object_revoke_nowait() */
+	struct work_struct work;	/* the nowait and interrupted cycles */
 
 	/* Char device numbers, see revoke_chrdev_register(). */
 	dev_t chr_dev;
 	unsigned int chr_count;
 
 	struct rcu_head rcu;
+};
+
+/* An open between its admission and the end of ->open (on its stack). */
+struct revoke_opener {
+	struct list_head node;		/* revoke_object.openers */
+	struct task_struct *task;
 };
 
 /* One shared mapping's vm_operations_struct, wrapped; see revoke_fop_mmap. */
@@ -68,40 +78,64 @@ struct revoke_vm_proxy {
 	struct list_head node;		/* revoke_file.vm_proxies */
 };
 
+/* An address space that mapped a file: see revoke_wait_mmaps(). */
+struct revoke_mm {
+	struct mm_struct *mm;		/* mmgrab()bed */
+	struct list_head node;		/* revoke_file.mms */
+};
+
+/* Who releases a file a cycle took (revoke_file.rel, under obj->lock). */
+enum revoke_rel {
+	REVOKE_REL_NONE,	/* on obj->files: its last close */
+	REVOKE_REL_CLAIMED,	/* closing, on obj->cycle: whoever comes first */
+	REVOKE_REL_CYCLE,	/* the cycle; rf->released once done */
+	REVOKE_REL_CLOSE,	/* its last close, which took it off obj->cycle */
+};
+
 /*
  * struct revoke_file - per open file state
  *
  * @fops is the file's f_op for its whole life (its slots mirror @real's),
  * so that container_of(file->f_op) finds this struct without any field in
- * struct file.
+ * struct file.  The fields every operation reads follow it, in one cache
+ * line.
  */
 struct revoke_file {
 	const struct file_operations fops;	/* f_op; set once at open */
 	const struct file_operations *real;
-	struct revoke_object *obj;
 	unsigned long __percpu *active;	/* obj->active, one load less */
-	struct file *file;
-	struct list_head node;		/* obj->files (L), or a cycle's list */
 	bool revoked;			/* set once under obj->lock, read lockless */
 	bool unmapped;			/* ditto; its mappings fault no more */
-	bool woken;			/* (L) a disconnect ran its ->revoke */
+	bool woken;			/* its ->revoke ran (disconnect or cycle) */
 	bool fasync_off;		/* its proxy skipped ->fasync(-1) */
-	int err;			/* what revoked operations return */
-	bool claimed;			/* (L) a cycle took it and releases it */
 	bool held;			/* the cycle holds a reference */
 	bool released;			/* the cycle ran the driver's release */
+	enum revoke_rel rel;		/* (L) */
+	int err;			/* what revoked operations return */
+	struct revoke_object *obj;
+	struct file *file;
+	struct list_head node;		/* obj->files, ->cycle (L), ->held */
 
 	/* Pollers sleep on @poll_wq; forwarders sit on the driver's queues. */
 	wait_queue_head_t poll_wq;
 	struct list_head pollers;	/* (poll_wq.lock) revoke_poll_fwd */
 
-	spinlock_t vm_lock;		/* @vm_proxies */
+	spinlock_t vm_lock;		/* @vm_proxies, @mms */
 	struct list_head vm_proxies;	/* revoke_vm_proxy.node */
+	struct list_head mms;		/* revoke_mm.node */
 };
 
 extern struct vfsmount *revoke_mnt;
 
 unsigned long revoke_active_ops(struct revoke_object *obj);
+
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+/* List steps of disconnect cycles, for the KUnit suite. */
+extern unsigned long revoke_kunit_steps;
+#define revoke_kunit_step()	(revoke_kunit_steps++)
+#else
+#define revoke_kunit_step()	do { } while (0)
+#endif
 struct revoke_object *revoke_chrdev_get(dev_t dev);
 
 #endif /* _DRIVERS_REVOKE_INTERNAL_H */

@@ -50,7 +50,7 @@ struct revoke_object *__revoke_object_create(const char *name,
 
 struct revoke_object *revoke_object_get(struct revoke_object *obj);
 void revoke_object_put(struct revoke_object *obj);
-void revoke_object_revoke(struct revoke_object *obj);
+int revoke_object_revoke(struct revoke_object *obj);
 void revoke_object_revoke_nowait(struct revoke_object *obj);
 void revoke_object_kill(struct revoke_object *obj);
 void revoke_object_disconnect_nowait(struct revoke_object *obj);
@@ -78,6 +78,10 @@ int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
 /* For fs/revoke.c: revokeat(2) on a char device node. */
 int revoke_chrdev(dev_t dev);
 
+/* For fs/namei.c: see file_revoke_open_sample(). */
+extern atomic_t revoke_cycles;
+int revoke_open_check(struct file *file, unsigned int sample);
+
 #else /* !CONFIG_REVOKE */
 
 static inline bool revoke_file_revoked(const struct file *file)
@@ -93,6 +97,11 @@ static inline int revoke_file_error(const struct file *file)
 static inline bool revoke_file_tracked(const struct file *file)
 {
 	return false;
+}
+
+static inline int revoke_open_check(struct file *file, unsigned int sample)
+{
+	return 0;
 }
 
 static inline bool revoke_file_enter(struct file *file)
@@ -147,6 +156,65 @@ static inline void __revoke_file_unpin(struct file *file)
  */
 DEFINE_CLASS(revoke_file_pin, struct file *, __revoke_file_unpin(_T),
 	     __revoke_file_pin(file), struct file *file)
+
+/**
+ * file_revoke_error - what an operation of a revoked file fails with
+ * @file: a file for which file_revoked() is true
+ *
+ * For the VFS and mm paths that refuse a revoked file (locks, fsync, mmap):
+ * -EBADF for a regular file, and for a device file what its driver's
+ * operations answer, -ENXIO or -ENODEV (see revoke_file_error()).
+ *
+ * Context: Any context.
+ * Return: a negative errno.
+ */
+static inline int file_revoke_error(const struct file *file)
+{
+	if (S_ISREG(file_inode(file)->i_mode))
+		return -EBADF;
+	return revoke_file_error(file) ?: -ENXIO;
+}
+
+/**
+ * file_revoke_open_sample - what an open's permission check is checked by
+ * @inode: the inode being opened, before its permission check
+ *
+ * open(2) calls this before may_open() and file_revoke_open_check() once
+ * the file is open: an open whose permission check came before a revoke
+ * of a device began must not yield a live file (see revoke_open_check()).
+ *
+ * Context: Process context, in do_open().
+ * Return: the sample to hand to file_revoke_open_check().
+ */
+static inline unsigned int file_revoke_open_sample(const struct inode *inode)
+{
+	unsigned int sample = 0;
+
+#ifdef CONFIG_REVOKE
+	if (S_ISCHR(inode->i_mode))
+		sample = atomic_read(&revoke_cycles);
+	/* The permission check reads the inode after this. */
+	smp_rmb();
+#endif
+	return sample;
+}
+
+/**
+ * file_revoke_open_check - fail an open a revoke should have taken
+ * @file: the file do_open() has just opened
+ * @sample: what file_revoke_open_sample() returned
+ *
+ * Context: Process context, in do_open().
+ * Return: 0, or -ENXIO if a revoke of @file's device began after @sample
+ * was taken.
+ */
+static inline int file_revoke_open_check(struct file *file,
+					 unsigned int sample)
+{
+	if (!S_ISCHR(file_inode(file)->i_mode))
+		return 0;
+	return revoke_open_check(file, sample);
+}
 
 /**
  * revoke_wait_event_interruptible - sleep until a condition holds or the

@@ -17,12 +17,17 @@
 #include <linux/cdev.h>
 #include <linux/delay.h>
 #include <linux/file.h>
+#include <linux/filelock.h>
 #include <linux/fs.h>
+#include <linux/io_uring/cmd.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/mount.h>
 #include <linux/poll.h>
 #include <linux/revoke.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "../internal.h"
 
@@ -38,11 +43,16 @@ struct kd_dev {
 	bool slow_open;			/* ->open takes its time */
 	bool read_done;			/* a reader returned from the driver */
 	bool self_revoked;		/* seen by KD_SELF_REVOKE */
+	bool kill_in_open;		/* ->open kills the object */
+	bool mmap_no_vm_ops;		/* ->mmap maps its page, no vm_ops */
+	struct page *page;		/* what ->mmap and ->fault map */
+	atomic_t flocks, unlocks, iopolls, cmds, cancels, faults;
 };
 
 struct kd_file {
 	struct kd_dev *dev;
 	unsigned long magic;
+	wait_queue_head_t *pwq;		/* kd_misc_fops: a queue of its own */
 };
 
 #define KD_MAGIC 0x6b64UL
@@ -72,6 +82,7 @@ static int kd_release(struct inode *inode, struct file *file)
 
 	WARN_ON(kf->magic != KD_MAGIC);
 	atomic_inc(&kf->dev->releases);
+	kfree(kf->pwq);
 	kfree(kf);
 	return 0;
 }
@@ -146,6 +157,129 @@ static const struct file_operations kd_anon_fops = {
 	.owner = THIS_MODULE,
 };
 
+/*
+ * A second fake driver, for the methods kd_fops lacks: ->flock, the
+ * io_uring methods, ->mmap; its ->poll uses a queue of the file's own that
+ * the test frees with wake_up_pollfree(), as signalfd and binder do.
+ */
+static int kd_misc_open(struct inode *inode, struct file *file)
+{
+	struct kd_file *kf;
+	int ret;
+
+	ret = kd_open(inode, file);
+	if (ret)
+		return ret;
+	kf = file->private_data;
+	kf->pwq = kmalloc(sizeof(*kf->pwq), GFP_KERNEL);
+	if (!kf->pwq) {
+		kfree(kf);
+		return -ENOMEM;
+	}
+	init_waitqueue_head(kf->pwq);
+	/* A device going away from inside its own ->open. */
+	if (kf->dev->kill_in_open)
+		revoke_object_kill(kf->dev->obj);
+	return 0;
+}
+
+static __poll_t kd_misc_poll(struct file *file, poll_table *pt)
+{
+	struct kd_file *kf = file->private_data;
+
+	if (kf->pwq)
+		poll_wait(file, kf->pwq, pt);
+	return 0;
+}
+
+static int kd_flock(struct file *file, int cmd, struct file_lock *fl)
+{
+	struct kd_file *kf = file->private_data;
+
+	WARN_ON(kf->magic != KD_MAGIC);
+	if (lock_is_unlock(fl))
+		atomic_inc(&kf->dev->unlocks);
+	else
+		atomic_inc(&kf->dev->flocks);
+	return 0;
+}
+
+static int kd_iopoll(struct kiocb *iocb, struct io_comp_batch *iob,
+		     unsigned int flags)
+{
+	struct kd_file *kf = iocb->ki_filp->private_data;
+
+	WARN_ON(kf->magic != KD_MAGIC);
+	atomic_inc(&kf->dev->iopolls);
+	return 1;
+}
+
+static int kd_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	struct kd_file *kf = ioucmd->file->private_data;
+
+	WARN_ON(kf->magic != KD_MAGIC);
+	if (issue_flags & IO_URING_F_CANCEL)
+		atomic_inc(&kf->dev->cancels);
+	else
+		atomic_inc(&kf->dev->cmds);
+	return 0;
+}
+
+static int kd_uring_cmd_iopoll(struct io_uring_cmd *ioucmd,
+			       struct io_comp_batch *iob,
+			       unsigned int poll_flags)
+{
+	struct kd_file *kf = ioucmd->file->private_data;
+
+	WARN_ON(kf->magic != KD_MAGIC);
+	atomic_inc(&kf->dev->iopolls);
+	return 1;
+}
+
+static vm_fault_t kd_vm_fault(struct vm_fault *vmf)
+{
+	struct kd_dev *dev = vmf->vma->vm_private_data;
+
+	atomic_inc(&dev->faults);
+	vmf->page = dev->page;
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct kd_vm_ops = {
+	.fault = kd_vm_fault,
+};
+
+/* Sets no vm_flags: nothing keeps a new mapping from merging with it. */
+static int kd_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kd_file *kf = file->private_data;
+	struct kd_dev *dev = kf->dev;
+
+	vma->vm_private_data = dev;
+	if (dev->mmap_no_vm_ops) {
+		/* Not even the mm's dummy: vma_is_anonymous() would say yes. */
+		vma->vm_ops = NULL;
+		return vm_insert_page(vma, vma->vm_start, dev->page);
+	}
+	vma->vm_ops = &kd_vm_ops;
+	return 0;
+}
+
+static const struct file_operations kd_misc_fops = {
+	.owner = THIS_MODULE,
+	.open = kd_misc_open,
+	.release = kd_release,
+	.poll = kd_misc_poll,
+	.flock = kd_flock,
+	.iopoll = kd_iopoll,
+	.uring_cmd = kd_uring_cmd,
+	.uring_cmd_iopoll = kd_uring_cmd_iopoll,
+	.mmap = kd_mmap,
+	.revoke = kd_revoke,
+};
+
 static struct kd_dev *kd_dev_alloc(struct kunit *test)
 {
 	struct kd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
@@ -164,9 +298,9 @@ static struct kd_dev *kd_dev_create(struct kunit *test)
 	return dev;
 }
 
-/* Open a file of @dev through revoke_file_open(). */
-static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
-				 int *err)
+/* Open a file of @dev with @fops through revoke_file_open(). */
+static struct file *kd_open_fops(struct kunit *test, struct kd_dev *dev,
+				 const struct file_operations *fops, int *err)
 {
 	struct file *file;
 	int ret;
@@ -174,7 +308,7 @@ static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
 	file = anon_inode_getfile("revoke-kunit", &kd_anon_fops, NULL, O_RDWR);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
 	kd_next = dev;
-	ret = revoke_file_open(dev->obj, file_inode(file), file, &kd_fops);
+	ret = revoke_file_open(dev->obj, file_inode(file), file, fops);
 	if (err)
 		*err = ret;
 	if (ret) {
@@ -184,6 +318,12 @@ static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
 		return NULL;
 	}
 	return file;
+}
+
+static struct file *kd_open_file(struct kunit *test, struct kd_dev *dev,
+				 int *err)
+{
+	return kd_open_fops(test, dev, &kd_fops, err);
 }
 EXPORT_SYMBOL_IF_KUNIT(revoke_kunit_open);
 
@@ -591,6 +731,315 @@ static void revoke_test_disconnect(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+/* ---- latent cases -------------------------------------------------------- */
+
+/*
+ * A driver frees the queue its ->poll used, announcing it with
+ * wake_up_pollfree() (signalfd, binder): the forwarder leaves it at once,
+ * the pollers hear of it, and nothing touches the queue afterwards.
+ */
+static void revoke_test_pollfree(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_poll_entry e = {};
+	struct kd_file *kf;
+	struct file *file;
+
+	file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	kf = file->private_data;
+	init_poll_funcptr(&e.pt, kd_poll_queue);
+	vfs_poll(file, &e.pt);
+	KUNIT_ASSERT_NOT_NULL(test, e.whead);
+	/* Nobody else adds to or wakes the queue: no barrier needed. */
+	KUNIT_EXPECT_TRUE(test, waitqueue_active(kf->pwq));
+
+	/* wake_up_pollfree() warns if an entry stays on the queue. */
+	wake_up_pollfree(kf->pwq);
+	/* Ditto: the forwarder left under the queue's lock. */
+	KUNIT_EXPECT_FALSE(test, waitqueue_active(kf->pwq));
+	KUNIT_EXPECT_EQ(test, e.wakeups, 1);
+	synchronize_rcu();
+	kfree(kf->pwq);
+	kf->pwq = NULL;
+
+	/* The revoke detaches the forwarders: not from the freed queue. */
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	remove_wait_queue(e.whead, &e.wait);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * A revoked file answers nothing, but requests io_uring issued before the
+ * revoke must still complete or be cancelled: polling a revoked file finds
+ * nothing more (it is no error, which io_uring would retry forever), and
+ * the driver still hears the cancellation of a disconnected file, whose
+ * state it keeps.
+ */
+static void revoke_test_uring(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct io_uring_cmd cmd = {};
+	struct kiocb iocb = {};
+	struct file *file, *kept;
+
+	file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	iocb.ki_filp = file;
+	cmd.file = file;
+	KUNIT_EXPECT_EQ(test, file->f_op->iopoll(&iocb, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, file->f_op->uring_cmd(&cmd, 0), 0);
+	KUNIT_EXPECT_EQ(test, file->f_op->uring_cmd_iopoll(&cmd, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->iopolls), 2);
+
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, file->f_op->iopoll(&iocb, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, file->f_op->uring_cmd_iopoll(&cmd, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, file->f_op->uring_cmd(&cmd, 0), -ENXIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->iopolls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->cmds), 1);
+	kd_close(file);
+
+	/* Disconnected: the driver's state is there until the last close. */
+	kept = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
+	iocb.ki_filp = kept;
+	cmd.file = kept;
+	revoke_object_disconnect_nowait(dev->obj);
+	flush_work(&dev->obj->work);
+	KUNIT_EXPECT_EQ(test, kept->f_op->uring_cmd(&cmd, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, kept->f_op->uring_cmd(&cmd, IO_URING_F_CANCEL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->cancels), 1);
+	KUNIT_EXPECT_EQ(test, kept->f_op->iopoll(&iocb, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->iopolls), 3);
+	kd_close(kept);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * The unlock __fput() sends through ->flock reaches the driver as long as
+ * the driver keeps the file's state (a disconnected file); after a revoke
+ * released it, the unlock succeeds without the driver.  Other requests on
+ * a revoked file fail.
+ */
+static void revoke_test_flock(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file_lock fl;
+	struct file *file;
+
+	file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	locks_init_lock(&fl);
+	fl.c.flc_file = file;
+	fl.c.flc_type = F_WRLCK;
+	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLK, &fl), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->flocks), 1);
+
+	revoke_object_disconnect_nowait(dev->obj);
+	flush_work(&dev->obj->work);
+	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLK, &fl), -ENODEV);
+	fl.c.flc_type = F_UNLCK;
+	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLKW, &fl), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->unlocks), 1);
+
+	/* A revoke after the disconnect releases the file. */
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLKW, &fl), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->unlocks), 1);
+	fl.c.flc_type = F_RDLCK;
+	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLK, &fl), -ENODEV);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->flocks), 1);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+/* A driver without ->poll: a revoked file still polls EPOLLERR | EPOLLHUP. */
+static void revoke_test_no_poll(struct kunit *test)
+{
+	static const struct file_operations nopoll_fops = {
+		.owner = THIS_MODULE,
+		.open = kd_open,
+		.release = kd_release,
+		.revoke = kd_revoke,
+	};
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file;
+
+	file = kd_open_fops(test, dev, &nopoll_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) == DEFAULT_POLLMASK);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) == (EPOLLERR | EPOLLHUP));
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * A device that goes away from inside its own ->open (it finds the
+ * hardware gone): the kill does not wait for that open, which fails.
+ */
+static void revoke_test_kill_in_open(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file;
+	int err;
+
+	dev->kill_in_open = true;
+	file = kd_open_fops(test, dev, &kd_misc_fops, &err);
+	KUNIT_EXPECT_NULL(test, file);
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	/* Its ->open succeeded: ->release ran. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	dev->kill_in_open = false;
+	KUNIT_EXPECT_NULL(test, kd_open_fops(test, dev, &kd_misc_fops, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	revoke_object_put(dev->obj);
+}
+
+/* A disconnect wakes each file once; a revoke after it does not again. */
+static void revoke_test_revoke_once(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *files[3];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		files[i] = kd_open_file(test, dev, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, files[i]);
+	}
+	revoke_object_disconnect_nowait(dev->obj);
+	flush_work(&dev->obj->work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 3);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		kd_close(files[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 3);
+	revoke_object_put(dev->obj);
+}
+
+#define KD_MANY 2000
+
+/*
+ * A disconnect of an object with many files walks them once: each list
+ * step is counted, a rescan from the head for every file would take
+ * KD_MANY^2 / 2 of them.
+ */
+static void revoke_test_disconnect_linear(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file **files;
+	unsigned long steps;
+	int i;
+
+	files = kunit_kcalloc(test, KD_MANY, sizeof(*files), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, files);
+	for (i = 0; i < KD_MANY; i++) {
+		files[i] = kd_open_file(test, dev, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, files[i]);
+	}
+	steps = revoke_kunit_steps;
+	revoke_object_disconnect_nowait(dev->obj);
+	flush_work(&dev->obj->work);
+	steps = revoke_kunit_steps - steps;
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->revokes), KD_MANY);
+	KUNIT_EXPECT_LE(test, steps, 4UL * KD_MANY);
+	for (i = 0; i < KD_MANY; i++)
+		kd_close(files[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), KD_MANY);
+	revoke_object_put(dev->obj);
+}
+
+/* Mappings, in an mm of the test's own (kunit_vm_mmap()). */
+static void kd_free_page(void *page)
+{
+	__free_page(page);
+}
+
+static struct kd_dev *kd_dev_with_page(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+
+	dev->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, dev->page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kd_free_page,
+							dev->page), 0);
+	return dev;
+}
+
+static bool kd_readable(unsigned long addr)
+{
+	char c;
+
+	return !copy_from_user(&c, (void __user *)addr, 1);
+}
+
+/*
+ * A driver whose ->mmap maps its pages and leaves vma->vm_ops NULL: the
+ * mapping is still the framework's to tear down, and a fault after the
+ * revoke is SIGBUS, not an anonymous page.
+ */
+static void revoke_test_mmap_no_vm_ops(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_with_page(test);
+	unsigned long addr;
+	struct file *file;
+
+	dev->mmap_no_vm_ops = true;
+	file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	addr = kunit_vm_mmap(test, file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_TRUE(test, kd_readable(addr));
+
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_FALSE(test, kd_readable(addr));
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PAGE_SIZE), 0);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * mmap() of a revoked file fails even where the new range would merge
+ * into an existing mapping of the same file, which the mm does without
+ * calling ->mmap.
+ */
+static void revoke_test_mmap_merge(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_with_page(test);
+	unsigned long addr, next;
+	struct file *file;
+
+	file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	addr = kunit_vm_mmap(test, file, 0, 2 * PAGE_SIZE, PROT_READ,
+			     MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	KUNIT_EXPECT_TRUE(test, kd_readable(addr));
+	/* Leave room next to it. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr + PAGE_SIZE, PAGE_SIZE), 0);
+
+	revoke_object_revoke(dev->obj);
+	next = vm_mmap(file, addr + PAGE_SIZE, PAGE_SIZE, PROT_READ,
+		       MAP_SHARED | MAP_FIXED_NOREPLACE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, (long)next, (long)-ENXIO);
+	if (!IS_ERR_VALUE(next))
+		vm_munmap(next, PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, kd_readable(addr));
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PAGE_SIZE), 0);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
 static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_lifecycle),
 	KUNIT_CASE(revoke_test_drain),
@@ -599,6 +1048,15 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_self_revoke),
 	KUNIT_CASE(revoke_test_poll),
 	KUNIT_CASE(revoke_test_disconnect),
+	KUNIT_CASE(revoke_test_pollfree),
+	KUNIT_CASE(revoke_test_uring),
+	KUNIT_CASE(revoke_test_flock),
+	KUNIT_CASE(revoke_test_no_poll),
+	KUNIT_CASE(revoke_test_kill_in_open),
+	KUNIT_CASE(revoke_test_revoke_once),
+	KUNIT_CASE(revoke_test_disconnect_linear),
+	KUNIT_CASE(revoke_test_mmap_no_vm_ops),
+	KUNIT_CASE(revoke_test_mmap_merge),
 	{}
 };
 

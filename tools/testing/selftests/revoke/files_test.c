@@ -440,6 +440,33 @@ TEST_F(files, shared_mapping_sigbus)
 	close(fd);
 }
 
+/*
+ * mmap() of a revoked file fails, also where the new range would merge
+ * into an existing mapping of the same file, which the mm does without
+ * asking the filesystem.
+ */
+TEST_F(files, mmap_merging_with_old_mapping_fails)
+{
+	char *map, *next;
+	int fd;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	map = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	/* Room next to it, for the new mapping. */
+	ASSERT_EQ(munmap(map + PAGE, PAGE), 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	next = mmap(map + PAGE, PAGE, PROT_READ,
+		    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, PAGE);
+	EXPECT_EQ(next, MAP_FAILED);
+	EXPECT_EQ(errno, EBADF);
+	if (next != MAP_FAILED)
+		munmap(next, PAGE);
+	munmap(map, PAGE);
+	close(fd);
+}
+
 /* Reading *@p gives SIGBUS or @old, never what the next owner wrote. */
 static bool old_or_sigbus(unsigned int *p, const char *old)
 {
