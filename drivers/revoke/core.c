@@ -23,7 +23,9 @@
  *     and every poller of the file is woken (exclusive ones too);
  *  3. drain: wait until no operation is inside the driver (the gate below),
  *     then until the mmap()s that were inside ->mmap have linked their
- *     mapping (they hold their mmap_lock until then);
+ *     mapping (they hold their mmap_lock until then; only address spaces
+ *     whose mmap_lock has not been released since their last ->mmap of
+ *     the object are waited for);
  *  4. zap: unmap_mapping_range() on the object's address_space, which is
  *     the f_mapping of every file of the object whichever node it was
  *     opened through (and on a file's own one, if its driver moved it in
@@ -33,10 +35,14 @@
  *  6. release: the driver's ->fasync(-1) and ->release run now, exactly
  *     once, so exclusive resources are free for the next opener; the final
  *     fput of the file later skips them;
- *  7. go back to LIVE, or to DEAD if the object was killed (char device
+ *  7. wait for the closes that are running the driver's ->release of a
+ *     file of the object on their own (its release work is done when
+ *     revokeat() returns, and ->release never runs after a kill), then go
+ *     back to LIVE, or to DEAD if the object was killed (char device
  *     unplug), after waiting for the opens that raced with the cycle: they
  *     fail with -ENXIO either way, but a driver going away must not be in
  *     ->open any more (except the one that kills it from its own ->open).
+ *     A kill of an object that is dead already waits for those too.
  * A file answers -ENXIO from step 1 on, or -ENODEV if the cycle kills the
  * object (what the driver answered after an unplug before the framework).
  *
@@ -998,7 +1004,7 @@ static int revoke_note_mm(struct revoke_file *rf, struct mm_struct *mm)
 		spin_lock(&rf->vm_lock);
 		list_for_each_entry_safe(rmm, tmp, &rf->mms, node) {
 			if (rmm->mm == mm)
-				goto unlock;
+				goto found;
 			if (!atomic_read(&rmm->mm->mm_users))
 				list_move(&rmm->node, &gone);
 		}
@@ -1006,8 +1012,9 @@ static int revoke_note_mm(struct revoke_file *rf, struct mm_struct *mm)
 			mmgrab(mm);
 			new->mm = mm;
 			list_add_tail(&new->node, &rf->mms);
+			rmm = new;
 			new = NULL;
-			goto unlock;
+			goto found;
 		}
 		spin_unlock(&rf->vm_lock);
 		new = kmalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
@@ -1016,7 +1023,11 @@ static int revoke_note_mm(struct revoke_file *rf, struct mm_struct *mm)
 			goto out;
 		}
 	}
-unlock:
+found:
+#ifdef CONFIG_PER_VMA_LOCK
+	/* Stable: the mmap_lock is held for writing. */
+	rmm->seq = raw_read_seqcount(&mm->mm_lock_seq);
+#endif
 	spin_unlock(&rf->vm_lock);
 out:
 	kfree(new);
@@ -1245,29 +1256,25 @@ static int revoke_file_release_driver(struct revoke_file *rf, bool early)
  * last calls (->fasync, ->flock) before this, and the cycle holds no
  * reference to call ->revoke with.  So whoever comes first releases it:
  * here, without waiting for a drain that may wait for somebody else's
- * stuck operation, or the cycle, and then this waits for it.
+ * stuck operation, or the cycle, and then this waits for it.  A close that
+ * runs the driver's ->release is on obj->closers meanwhile: a cycle, and a
+ * kill, wait for it (a driver's ->release may not run after cdev_del()).
  */
 static int revoke_fop_release(struct inode *inode, struct file *file)
 {
 	struct revoke_file *rf = revoke_file_of(file);
+	struct revoke_task closer = { .task = current };
 	struct revoke_object *obj = rf->obj;
 	enum revoke_rel rel;
 	int ret = 0;
 
 	spin_lock(&obj->lock);
 	rel = rf->rel;
-	switch (rel) {
-	case REVOKE_REL_NONE:
-		list_del_init(&rf->node);
-		break;
-	case REVOKE_REL_CLAIMED:
-		/* Off the cycle's list: the cycle will not look at it again. */
+	if (rel == REVOKE_REL_NONE || rel == REVOKE_REL_CLAIMED) {
+		/* Off obj->files or obj->cycle: no cycle looks at it again. */
 		list_del_init(&rf->node);
 		rf->rel = REVOKE_REL_CLOSE;
-		obj->closing++;
-		break;
-	default:
-		break;
+		list_add(&closer.node, &obj->closers);
 	}
 	spin_unlock(&obj->lock);
 
@@ -1276,10 +1283,8 @@ static int revoke_fop_release(struct inode *inode, struct file *file)
 		wait_event(obj->state_wq, smp_load_acquire(&rf->released));
 	} else {
 		ret = revoke_file_release_driver(rf, false);
-	}
-	if (rel == REVOKE_REL_CLAIMED) {
 		spin_lock(&obj->lock);
-		obj->closing--;
+		list_del(&closer.node);
 		spin_unlock(&obj->lock);
 		wake_up_all(&obj->state_wq);
 	}
@@ -1298,13 +1303,13 @@ static int revoke_fop_release(struct inode *inode, struct file *file)
 
 /* The cycle ------------------------------------------------------------ */
 
-/* Is no open of @obj in ->open, but maybe the caller's own?  (L) */
-static bool revoke_openers_gone(struct revoke_object *obj)
+/* Is no other task than the caller's on @list (openers, closers)?  (L) */
+static bool revoke_tasks_gone(struct list_head *list)
 {
-	struct revoke_opener *op;
+	struct revoke_task *t;
 
-	list_for_each_entry(op, &obj->openers, node)
-		if (op->task != current)
+	list_for_each_entry(t, list, node)
+		if (t->task != current)
 			return false;
 	return true;
 }
@@ -1314,7 +1319,7 @@ static bool revoke_openers_done(struct revoke_object *obj, unsigned long arg)
 	bool done;
 
 	spin_lock(&obj->lock);
-	done = revoke_openers_gone(obj);
+	done = revoke_tasks_gone(&obj->openers);
 	spin_unlock(&obj->lock);
 	return done;
 }
@@ -1324,7 +1329,7 @@ static bool revoke_closers_done(struct revoke_object *obj, unsigned long arg)
 	bool done;
 
 	spin_lock(&obj->lock);
-	done = !obj->closing;
+	done = revoke_tasks_gone(&obj->closers);
 	spin_unlock(&obj->lock);
 	return done;
 }
@@ -1364,13 +1369,32 @@ static void revoke_cycle_begin(struct revoke_object *obj)
 }
 
 /*
+ * Could an mmap() of a file by @rmm's address space still be linking its
+ * mapping?  Under CONFIG_PER_VMA_LOCK, mmap_write_unlock() moves
+ * mm_lock_seq: if it moved since the last ->mmap, that mmap() is done.
+ */
+static bool revoke_mm_busy(struct revoke_mm *rmm)
+{
+	if (!atomic_read(&rmm->mm->mm_users))
+		return false;
+#ifdef CONFIG_PER_VMA_LOCK
+	return raw_read_seqcount(&rmm->mm->mm_lock_seq) == rmm->seq;
+#else
+	return true;
+#endif
+}
+
+/*
  * Step 3, second half: an mmap() that was inside ->mmap when the files
  * were marked has returned from it (the drain saw to that), but links its
  * mapping into the address space only later, under its mmap_lock: what
  * ->mmap mapped there (ALSA's PCM prefaults with remap_pfn_range()) would
- * escape the zap.  Wait for each address space that mapped a file of the
- * cycle to be free of mmap(); after the drain no file of the cycle gets a
- * new one, so the lists are stable.
+ * escape the zap.  Wait for the mmap_lock of the address spaces where such
+ * an mmap() may still be linking; after the drain no file of the cycle
+ * gets a new one, so the lists are stable.  Only an mmap() of this object
+ * is waited for, which has left the driver: waiting does not depend on
+ * the driver's locks (but for kernels without per-VMA locks, where every
+ * address space that mapped a file is waited for).
  */
 static int revoke_wait_mmaps(struct revoke_object *obj, enum revoke_how how)
 {
@@ -1381,7 +1405,7 @@ static int revoke_wait_mmaps(struct revoke_object *obj, enum revoke_how how)
 		list_for_each_entry(rmm, &rf->mms, node) {
 			struct mm_struct *mm = rmm->mm;
 
-			if (!atomic_read(&mm->mm_users))
+			if (!revoke_mm_busy(rmm))
 				continue;
 			if (how == REVOKE_UNINTERRUPTIBLE)
 				mmap_read_lock(mm);
@@ -1409,7 +1433,7 @@ static void revoke_zap(struct revoke_object *obj)
 	}
 }
 
-/* Step 5: the held files' locks (a closing file's are gone with it). */
+/* Step 5: the held files' locks (a closing file's __fput() drops its own). */
 static void revoke_drop_locks(struct revoke_object *obj)
 {
 	struct inode *inode = NULL;
@@ -1424,17 +1448,18 @@ static void revoke_drop_locks(struct revoke_object *obj)
 }
 
 /* Step 6: the early release, exactly once per file. */
-static void revoke_cycle_release(struct revoke_object *obj,
-				 enum revoke_how how, struct list_head *done)
+static void revoke_cycle_release(struct revoke_object *obj)
 {
 	struct revoke_file *rf;
 
 	list_for_each_entry(rf, &obj->held, node) {
+		/* An interrupted cycle may have done it already. */
+		if (rf->released)
+			continue;
 		revoke_file_release_driver(rf, true);
 		/* Read by its last close, after our fput(). */
 		smp_store_release(&rf->released, true);
 	}
-	list_splice_init(&obj->held, done);
 
 	/* The closing files, unless their close took them first. */
 	for (;;) {
@@ -1453,20 +1478,17 @@ static void revoke_cycle_release(struct revoke_object *obj,
 		smp_store_release(&rf->released, true);
 		wake_up_all(&obj->state_wq);
 	}
-
-	/* Those are releasing themselves: not for long. */
-	revoke_wait_state(obj, revoke_closers_done, 0, how);
 }
 
 /*
  * Steps 3 to 7, by the owner of the cycle.  With REVOKE_KILLABLE, a fatal
- * signal during the waits hands what is left to the work item (-EINTR).
+ * signal during the waits hands what is left to the work item (-EINTR),
+ * which runs this again: every step can be repeated.
  */
 static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 {
 	struct revoke_file *rf, *tmp;
 	bool any;
-	LIST_HEAD(done);
 
 	spin_lock(&obj->lock);
 	any = !list_empty(&obj->held) || !list_empty(&obj->cycle);
@@ -1481,8 +1503,17 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 			goto interrupted;
 		revoke_zap(obj);
 		revoke_drop_locks(obj);
-		revoke_cycle_release(obj, how, &done);
+		revoke_cycle_release(obj);
 	}
+
+	/*
+	 * Closes that are releasing a file of the object on their own,
+	 * whether the cycle took it or not: its release work is done when
+	 * revokeat() returns, and the driver's ->release never runs after a
+	 * kill returned.
+	 */
+	if (revoke_wait_state(obj, revoke_closers_done, 0, how))
+		goto interrupted;
 
 	/*
 	 * 7. opens that raced with the cycle fail (revoke_file_open() sees the
@@ -1492,7 +1523,7 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 	 * driver's own ->open that kills the object is not waited for.
 	 */
 	spin_lock(&obj->lock);
-	while (obj->kill && !revoke_openers_gone(obj)) {
+	while (obj->kill && !revoke_tasks_gone(&obj->openers)) {
 		spin_unlock(&obj->lock);
 		/* A kill came during a revokeat(): wait as the kill would. */
 		revoke_wait_state(obj, revoke_openers_done, 0,
@@ -1504,7 +1535,7 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 	spin_unlock(&obj->lock);
 	wake_up_all(&obj->state_wq);
 
-	list_for_each_entry_safe(rf, tmp, &done, node) {
+	list_for_each_entry_safe(rf, tmp, &obj->held, node) {
 		list_del_init(&rf->node);
 		fput(rf->file);
 	}
@@ -1593,8 +1624,20 @@ static int revoke_object_sync(struct revoke_object *obj, bool kill)
 			revoke_cycle_begin(obj);
 			return revoke_cycle_finish(obj, how);
 		}
-		if (!seq)
+		if (!seq) {
+			/*
+			 * Dead, nothing to revoke; but a disconnect waits for
+			 * nobody: a kill must not return while the driver is
+			 * in an ->open admitted before, or in a ->release.
+			 */
+			if (kill) {
+				revoke_wait_state(obj, revoke_openers_done, 0,
+						  how);
+				revoke_wait_state(obj, revoke_closers_done, 0,
+						  how);
+			}
 			return 0;
+		}
 		if (revoke_wait_state(obj, revoke_cycle_done, seq, how))
 			return -EINTR;
 		/* That cycle may have been a disconnect: look again. */
@@ -1814,8 +1857,7 @@ EXPORT_SYMBOL_GPL(revoke_file_disconnect_nowait);
 /* Objects -------------------------------------------------------------- */
 
 /* See revoke_object_create() in <linux/revoke.h>. */
-struct revoke_object *__revoke_object_create(const char *name,
-					     struct lock_class_key *key)
+struct revoke_object *__revoke_object_create(const char *name)
 {
 	struct revoke_object *obj;
 	int ret = -ENOMEM;
@@ -1835,11 +1877,13 @@ struct revoke_object *__revoke_object_create(const char *name,
 	spin_lock_init(&obj->lock);
 	obj->state = REVOKE_LIVE;
 	INIT_LIST_HEAD(&obj->openers);
+	INIT_LIST_HEAD(&obj->closers);
 	INIT_LIST_HEAD(&obj->files);
 	INIT_LIST_HEAD(&obj->held);
 	INIT_LIST_HEAD(&obj->cycle);
 	init_waitqueue_head(&obj->state_wq);
-	lockdep_init_map(&obj->dep_map, name, key, 0);
+	lockdep_register_key(&obj->key);
+	lockdep_init_map(&obj->dep_map, name, &obj->key, 0);
 	INIT_WORK(&obj->work, revoke_object_work);
 	return obj;
 
@@ -1861,6 +1905,7 @@ static void revoke_object_release(struct kref *kref)
 	WARN_ON(obj->chr_count);
 	iput(obj->inode);
 	free_percpu(obj->active);
+	lockdep_unregister_key(&obj->key);
 	/* revoke_chrdev_get() may still look at it. */
 	kfree_rcu(obj, rcu);
 }
@@ -1899,7 +1944,7 @@ EXPORT_SYMBOL_GPL(revoke_object_put);
 
 /* An admitted open is over; a kill may be waiting for it (step 7). */
 static void revoke_open_done(struct revoke_object *obj,
-			     struct revoke_opener *op)
+			     struct revoke_task *op)
 {
 	bool wake;
 
@@ -1942,7 +1987,7 @@ static void revoke_open_done(struct revoke_object *obj,
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops)
 {
-	struct revoke_opener op = { .task = current };
+	struct revoke_task op = { .task = current };
 	struct revoke_file *rf;
 	unsigned long seq;
 	int ret;

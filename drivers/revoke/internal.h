@@ -39,8 +39,8 @@ struct revoke_object {
 	unsigned long seq;		/* (L) cycles started */
 	unsigned long done_seq;		/* (L) cycles finished */
 	unsigned int cycle_gen;		/* (L) revoke_cycles at the last start */
-	unsigned int closing;		/* (L) closes releasing a cycle's file */
-	struct list_head openers;	/* (L) ->open running: revoke_opener */
+	struct list_head openers;	/* (L) ->open running: revoke_task */
+	struct list_head closers;	/* (L) ->release running: revoke_task */
 	struct list_head files;		/* (L) live files: revoke_file.node */
 	struct list_head cycle;		/* (L) the cycle's closing files */
 	struct list_head held;		/* the cycle's files, with a reference */
@@ -49,6 +49,7 @@ struct revoke_object {
 	/* The operation gate: ops inside the driver, per CPU. */
 	unsigned long __percpu *active;
 	struct lockdep_map dep_map;	/* the gate, for lockdep */
+	struct lock_class_key key;	/* its class, the object's own */
 
 	struct inode *inode;		/* its i_mapping is every f_mapping */
 
@@ -64,9 +65,12 @@ struct revoke_object {
 	struct rcu_head rcu;
 };
 
-/* An open between its admission and the end of ->open (on its stack). */
-struct revoke_opener {
-	struct list_head node;		/* revoke_object.openers */
+/*
+ * A task in the driver's ->open or ->release of a file of the object, on
+ * its stack: a kill waits for them, but for its own.
+ */
+struct revoke_task {
+	struct list_head node;		/* revoke_object.openers, .closers */
 	struct task_struct *task;
 };
 
@@ -81,6 +85,7 @@ struct revoke_vm_proxy {
 /* An address space that mapped a file: see revoke_wait_mmaps(). */
 struct revoke_mm {
 	struct mm_struct *mm;		/* mmgrab()bed */
+	unsigned int seq;		/* its mm_lock_seq in the last ->mmap */
 	struct list_head node;		/* revoke_file.mms */
 };
 

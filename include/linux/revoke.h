@@ -28,25 +28,21 @@ struct revoke_object;
 
 #ifdef CONFIG_REVOKE
 
-struct revoke_object *__revoke_object_create(const char *name,
-					     struct lock_class_key *key);
+struct revoke_object *__revoke_object_create(const char *name);
 
 /**
  * revoke_object_create - create a revocable object
  *
  * One object stands for one device: every file opened through
- * revoke_file_open() on it is revoked together.  Each call site gets its own
- * lockdep class for the object's operation gate.
+ * revoke_file_open() on it is revoked together.  Each object gets a lockdep
+ * class of its own for its operation gate, named after the caller, so that
+ * a lock one device's operations take, held while another is revoked, is
+ * no false report.
  *
  * Context: Process context; may sleep.
  * Return: the new object with one reference, or an ERR_PTR() on failure.
  */
-#define revoke_object_create()						\
-({									\
-	static struct lock_class_key __revoke_key;			\
-									\
-	__revoke_object_create(__func__, &__revoke_key);		\
-})
+#define revoke_object_create()	__revoke_object_create(__func__)
 
 struct revoke_object *revoke_object_get(struct revoke_object *obj);
 void revoke_object_put(struct revoke_object *obj);

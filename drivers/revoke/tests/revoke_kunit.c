@@ -41,6 +41,9 @@ struct kd_dev {
 	bool unblock;			/* let blocked readers go */
 	bool slow_exit;			/* readers dawdle after waking */
 	bool slow_open;			/* ->open takes its time */
+	bool slow_release;		/* ->release takes its time */
+	bool mmap_locks;		/* ->mmap takes kd_device_lock */
+	atomic_t in_release, in_mmap;
 	bool read_done;			/* a reader returned from the driver */
 	bool self_revoked;		/* seen by KD_SELF_REVOKE */
 	bool kill_in_open;		/* ->open kills the object */
@@ -81,6 +84,10 @@ static int kd_release(struct inode *inode, struct file *file)
 	struct kd_file *kf = file->private_data;
 
 	WARN_ON(kf->magic != KD_MAGIC);
+	atomic_inc(&kf->dev->in_release);
+	/* A kill that returned before this ends would see releases lag. */
+	if (kf->dev->slow_release)
+		msleep(200);
 	atomic_inc(&kf->dev->releases);
 	kfree(kf->pwq);
 	kfree(kf);
@@ -251,11 +258,20 @@ static const struct vm_operations_struct kd_vm_ops = {
 	.fault = kd_vm_fault,
 };
 
+/* A lock of the driver's that ->mmap takes, as many drivers' do. */
+static DEFINE_MUTEX(kd_device_lock);
+
 /* Sets no vm_flags: nothing keeps a new mapping from merging with it. */
 static int kd_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct kd_file *kf = file->private_data;
 	struct kd_dev *dev = kf->dev;
+
+	if (dev->mmap_locks) {
+		atomic_inc(&dev->in_mmap);
+		mutex_lock(&kd_device_lock);
+		mutex_unlock(&kd_device_lock);
+	}
 
 	vma->vm_private_data = dev;
 	if (dev->mmap_no_vm_ops) {
@@ -1040,6 +1056,114 @@ static void revoke_test_mmap_merge(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+/*
+ * A kill must not return while the driver's ->release of a file runs in a
+ * close that took the file before the kill came: after cdev_del() the
+ * driver may free what ->release uses.
+ */
+struct kd_closer {
+	struct file *file;
+	struct completion done;
+};
+
+static int kd_closer_fn(void *data)
+{
+	struct kd_closer *c = data;
+
+	kd_close(c->file);
+	complete(&c->done);
+	return 0;
+}
+
+static void revoke_test_kill_waits_for_close(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct task_struct *t;
+	struct kd_closer c;
+
+	c.file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c.file);
+	init_completion(&c.done);
+	dev->slow_release = true;
+	t = kthread_run(kd_closer_fn, &c, "kd-closer");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	while (!atomic_read(&dev->in_release))
+		usleep_range(1000, 2000);
+
+	revoke_object_kill(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	wait_for_completion(&c.done);
+	revoke_object_put(dev->obj);
+}
+
+struct kd_mapper {
+	struct mm_struct *mm;
+	struct file *file;
+	unsigned long addr;
+	struct completion done;
+};
+
+static int kd_mapper_fn(void *data)
+{
+	struct kd_mapper *m = data;
+
+	kthread_use_mm(m->mm);
+	m->addr = vm_mmap(m->file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
+	kthread_unuse_mm(m->mm);
+	complete(&m->done);
+	return 0;
+}
+
+/*
+ * A kill does not wait on the mmap_lock of every address space that ever
+ * mapped its files: a driver's remove() holding the device lock that
+ * ->mmap of another of its devices takes, while a task that mapped the
+ * first device holds its mmap_lock in that ->mmap, is no deadlock.
+ */
+static void revoke_test_kill_no_mmap_lock_deadlock(struct kunit *test)
+{
+	struct kd_dev *a = kd_dev_with_page(test), *b = kd_dev_with_page(test);
+	struct kd_mapper m = {};
+	struct task_struct *t;
+	struct file *fa;
+	unsigned long addr;
+
+	fa = kd_open_fops(test, a, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	addr = kunit_vm_mmap(test, fa, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+
+	m.file = kd_open_fops(test, b, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, m.file);
+	b->mmap_locks = true;
+	m.mm = current->mm;
+	mmgrab(m.mm);
+	init_completion(&m.done);
+
+	mutex_lock(&kd_device_lock);
+	t = kthread_run(kd_mapper_fn, &m, "kd-mapper");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	/* It holds the mmap_lock and waits for the device lock. */
+	while (!atomic_read(&b->in_mmap))
+		usleep_range(1000, 2000);
+	msleep(20);
+	revoke_object_kill(a->obj);
+	mutex_unlock(&kd_device_lock);
+
+	wait_for_completion(&m.done);
+	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(m.addr));
+	if (!IS_ERR_VALUE(m.addr))
+		vm_munmap(m.addr, PAGE_SIZE);
+	mmdrop(m.mm);
+	KUNIT_EXPECT_FALSE(test, kd_readable(addr));
+	vm_munmap(addr, PAGE_SIZE);
+	kd_close(fa);
+	kd_close(m.file);
+	revoke_object_put(a->obj);
+	revoke_object_put(b->obj);
+}
+
 static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_lifecycle),
 	KUNIT_CASE(revoke_test_drain),
@@ -1057,6 +1181,8 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_disconnect_linear),
 	KUNIT_CASE(revoke_test_mmap_no_vm_ops),
 	KUNIT_CASE(revoke_test_mmap_merge),
+	KUNIT_CASE(revoke_test_kill_waits_for_close),
+	KUNIT_CASE(revoke_test_kill_no_mmap_lock_deadlock),
 	{}
 };
 

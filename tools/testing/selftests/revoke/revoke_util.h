@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/revoke_test.h>
+#include <linux/userfaultfd.h>
 
 #ifndef __NR_revokeat
 #define __NR_revokeat 463
@@ -436,6 +437,92 @@ static inline int reap_within(pid_t pid, int ms)
 		usleep(10000);
 	}
 	return -2;
+}
+
+/* ---- an operation that stalls for as long as we like -------------------- */
+
+enum stuck_op {
+	STUCK_IOCTL_STATS,	/* REVOKE_TEST_IOC_STATS into the page */
+	STUCK_WRITE,		/* write(2) of one byte from the page */
+};
+
+struct stuck {
+	pid_t pid;		/* the task stuck in the operation */
+	int uffd;		/* its userfaultfd, which nobody answers */
+	unsigned long addr;	/* the page the operation copies to or from */
+	int fd;			/* the file, for the caller */
+};
+
+/*
+ * Make a child run @op on @fd with a buffer in a page that faults into a
+ * userfaultfd whose events nobody answers: the operation stalls inside
+ * the kernel, as one whose buffer is a file of an unanswering FUSE server
+ * would.  Returns 0 once the child sleeps in the fault.
+ */
+static inline int stuck_start(struct stuck *s, int fd, enum stuck_op op)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	int sock[2];
+	void *addr;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sock))
+		return -1;
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		int uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+		long ret;
+
+		addr = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		reg.range.start = (unsigned long)addr;
+		reg.range.len = 4096;
+		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||
+		    ioctl(uffd, UFFDIO_REGISTER, &reg) ||
+		    send_fd(sock[1], uffd) ||
+		    write(sock[1], &reg.range.start, sizeof(long)) != sizeof(long))
+			_exit(30);
+		if (op == STUCK_WRITE)
+			ret = write(fd, addr, 1) == 1 ? 0 : -1;
+		else
+			ret = ioctl(fd, REVOKE_TEST_IOC_STATS, addr);
+		_exit(ret ? 31 : 0);
+	}
+	s->uffd = recv_fd(sock[0]);
+	if (s->uffd < 0 ||
+	    read(sock[0], &s->addr, sizeof(long)) != sizeof(long))
+		return -1;
+	close(sock[0]);
+	close(sock[1]);
+	/* The fault is there when its event is. */
+	pfd = (struct pollfd){ .fd = s->uffd, .events = POLLIN };
+	if (poll(&pfd, 1, 5000) != 1 ||
+	    read(s->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return -1;
+	return 0;
+}
+
+/* Answer the fault: the operation completes.  The child's exit status. */
+static inline int stuck_finish(struct stuck *s)
+{
+	struct uffdio_zeropage zero = {
+		.range = { .start = s->addr, .len = 4096 },
+	};
+	int ret;
+
+	if (ioctl(s->uffd, UFFDIO_ZEROPAGE, &zero) && errno != EEXIST)
+		return -1;
+	ret = reap_within(s->pid, 10000);
+	close(s->uffd);
+	close(s->fd);
+	return ret;
 }
 
 #endif /* REVOKE_UTIL_H */
