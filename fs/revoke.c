@@ -65,6 +65,7 @@
  * smp_mb__before_atomic() are compiler barriers on x86).
  */
 
+#include <kunit/static_stub.h>
 #include <linux/device_cgroup.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
@@ -155,6 +156,17 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
 #endif
 	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
 	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
+	/*
+	 * An earlier revoke stopped by a signal may have left operations in
+	 * the other slot, which new ones are about to use: they started
+	 * before this revoke and may be of @inode.  Nothing new counts there
+	 * yet, so this ends.
+	 */
+	while (revoke_sb_active(rs, old ^ 1)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		schedule_timeout_killable(1);
+	}
 	WRITE_ONCE(rs->idx, old ^ 1);
 	/*
 	 * Every operation that read the old slot has counted in it by now;
@@ -359,6 +371,13 @@ static int revoke_regular(const struct path *path)
 	return ret ?: err;
 }
 
+/* The LSMs' say; a function of its own, for the KUnit suite's stand-in. */
+static int revoke_security_check(const struct path *path)
+{
+	KUNIT_STATIC_STUB_REDIRECT(revoke_security_check, path);
+	return security_path_revoke(path);
+}
+
 /*
  * May the caller revoke the object at @path?  Its owner, or a caller with
  * CAP_FOWNER over it; for a device node also one the device cgroup lets
@@ -381,7 +400,7 @@ static int may_revoke(const struct path *path)
 		if (error)
 			return error;
 	}
-	return security_path_revoke(path);
+	return revoke_security_check(path);
 }
 
 static int do_revoke(const struct path *path)

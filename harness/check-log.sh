@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-log.sh LOG...: fail, quoting the lines, if a guest console log holds a
 # kernel splat: lockdep or KASAN report, WARNING, BUG, Oops, panic, hung
-# task, RCU stall, list corruption or any other stack dump.
+# task, RCU stall, list corruption, a leaked file lock or any other stack
+# dump.
 . "$(dirname "$0")/lib.sh"
 
 PATTERN='WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|'\
@@ -11,7 +12,7 @@ PATTERN='WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|
 'suspicious RCU usage|UBSAN:|list_add corruption|list_del corruption|'\
 'Call Trace:|---\[ end trace|refcount_t:|use-after-free|double-free|'\
 'sleeping function called from invalid context|scheduling while atomic|'\
-'Unable to handle|kmemleak|segfault at'
+'Unable to handle|kmemleak|segfault at|Leaked (POSIX|FLOCK|LEASE) lock'
 
 bad=0
 for log in "$@"; do

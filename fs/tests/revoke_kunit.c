@@ -7,6 +7,7 @@
  * FS_REVOCABLE like any tmpfs.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/completion.h>
@@ -191,11 +192,32 @@ static void revoke_files_not_revocable(struct kunit *test)
 	fput(file);
 }
 
+/* What an LSM says through security_path_revoke() stands. */
+static int revoke_kunit_lsm_deny(const struct path *path)
+{
+	return -EACCES;
+}
+
+static void revoke_files_security(struct kunit *test)
+{
+	struct file *file = rf_file(test);
+
+	kunit_activate_static_stub(test, revoke_security_check,
+				   revoke_kunit_lsm_deny);
+	KUNIT_EXPECT_EQ(test, do_revoke(&file->f_path), -EACCES);
+	KUNIT_EXPECT_FALSE(test, file_revoked(file));
+	kunit_deactivate_static_stub(test, revoke_security_check);
+	KUNIT_EXPECT_EQ(test, do_revoke(&file->f_path), 0);
+	KUNIT_EXPECT_TRUE(test, file_revoked(file));
+	fput(file);
+}
+
 static struct kunit_case revoke_files_cases[] = {
 	KUNIT_CASE(revoke_files_generations),
 	KUNIT_CASE(revoke_files_drain_waits),
 	KUNIT_CASE(revoke_files_locks),
 	KUNIT_CASE(revoke_files_not_revocable),
+	KUNIT_CASE(revoke_files_security),
 	{}
 };
 

@@ -467,6 +467,108 @@ TEST_F(files, mmap_merging_with_old_mapping_fails)
 	close(fd);
 }
 
+/* A file of the test's filesystem beside its own. */
+static void other_path(char *buf, size_t len, const char *path)
+{
+	snprintf(buf, len, "%s.other", path);
+}
+
+/* revokeat(@path) in a child, which first closes its copy of @fd. */
+static pid_t spawn_revokeat(const char *path, int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (fd >= 0)
+			close(fd);
+		_exit(sys_revokeat(AT_FDCWD, path, 0) ? errno : 0);
+	}
+	return pid;
+}
+
+/*
+ * A revoke of another file of the filesystem, stopped by a signal while
+ * it waited for a write of this file (its buffer a page nobody answers),
+ * leaves that write behind in the gate; a later revoke of this file still
+ * waits for it: nothing lands after revokeat() returned.
+ */
+TEST_F(files, interrupted_revoke_leaves_nothing_behind)
+{
+	char other[160];
+	struct stuck s;
+	struct stat st;
+	pid_t first, second;
+	int fd;
+
+	other_path(other, sizeof(other), self->path);
+	fd = open(other, O_RDWR | O_CREAT, 0644);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	s.fd = open(self->path, O_RDWR | O_APPEND);
+	ASSERT_GE(s.fd, 0);
+	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+
+	first = spawn_revokeat(other, -1);
+	ASSERT_GT(first, 0);
+	EXPECT_TRUE(wait_state(first, 'D', 5000));
+	EXPECT_EQ(kill(first, SIGKILL), 0);
+	EXPECT_EQ(reap_within(first, 3000), -1);
+
+	second = spawn_revokeat(self->path, -1);
+	ASSERT_GT(second, 0);
+	EXPECT_EQ(reap_within(second, 500), -2)
+		TH_LOG("revokeat() returned with a write of the file in flight");
+	EXPECT_EQ(stuck_finish(&s), 0);
+	EXPECT_EQ(reap_within(second, 10000), 0);
+	/* The write landed, before the revoke returned. */
+	ASSERT_EQ(stat(self->path, &st), 0);
+	EXPECT_EQ(st.st_size, 4 * PAGE + 1);
+	unlink(other);
+}
+
+/*
+ * A POSIX lock of a file that is closed while a revoke of it runs goes
+ * with the close: it must not stay behind, with its file freed.
+ */
+TEST_F(files, close_during_revoke_drops_its_lock)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1,
+	};
+	char other[160];
+	struct stuck s;
+	pid_t rev, next;
+	int fd;
+
+	other_path(other, sizeof(other), self->path);
+	s.fd = open(other, O_RDWR | O_CREAT, 0644);
+	ASSERT_GE(s.fd, 0);
+	/* A write of the other file holds the filesystem's revokes. */
+	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+	/* Opened after that child: our close is the last one. */
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fcntl(fd, F_SETLK, &fl), 0);
+	rev = spawn_revokeat(self->path, fd);
+	ASSERT_GT(rev, 0);
+	EXPECT_TRUE(wait_state(rev, 'D', 5000));
+	/* Revoked by now (the generation moved first): close it. */
+	close(fd);
+	EXPECT_EQ(stuck_finish(&s), 0);
+	EXPECT_EQ(reap_within(rev, 10000), 0);
+
+	/* The next opener locks at once. */
+	next = fork();
+	ASSERT_GE(next, 0);
+	if (next == 0) {
+		int nfd = open(self->path, O_RDWR);
+
+		_exit(nfd >= 0 && !fcntl(nfd, F_SETLK, &fl) ? 0 : 1);
+	}
+	EXPECT_EQ(reap_within(next, 5000), 0);
+	unlink(other);
+}
+
 /* Reading *@p gives SIGBUS or @old, never what the next owner wrote. */
 static bool old_or_sigbus(unsigned int *p, const char *old)
 {
