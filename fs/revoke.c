@@ -144,9 +144,11 @@ static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
  * Steps 1 and 2: from now on the files of @inode opened before fail, and
  * none of their operations is still running.  Returns -EINTR if a fatal
  * signal stopped the wait (an operation stuck in a userfaultfd fault, say):
- * the files are revoked, but one may still be running.
+ * if *@revoked, the files are revoked, but one may still be running;
+ * otherwise nothing was done.
  */
-static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
+static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
+			   bool *revoked)
 {
 	unsigned int old = rs->idx;
 
@@ -154,19 +156,20 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode)
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lock_map_sync(&rs->dep_map);
 #endif
-	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
-	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	/*
 	 * An earlier revoke stopped by a signal may have left operations in
 	 * the other slot, which new ones are about to use: they started
-	 * before this revoke and may be of @inode.  Nothing new counts there
-	 * yet, so this ends.
+	 * before this revoke and may be of @inode.  Nothing new counts there,
+	 * so this ends.  Interrupted here, nothing is done yet.
 	 */
 	while (revoke_sb_active(rs, old ^ 1)) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		schedule_timeout_killable(1);
 	}
+	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	*revoked = true;
+	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	WRITE_ONCE(rs->idx, old ^ 1);
 	/*
 	 * Every operation that read the old slot has counted in it by now;
@@ -354,14 +357,17 @@ static int revoke_regular(const struct path *path)
 {
 	struct inode *inode = d_backing_inode(path->dentry);
 	struct revoke_sb *rs = inode->i_sb->s_revoke;
+	bool revoked = false;
 	int ret, err;
 
 	if (!rs)
 		return -EOPNOTSUPP;
 	if (mutex_lock_killable(&rs->lock))
 		return -EINTR;
-	ret = revoke_sb_drain(rs, inode);
+	ret = revoke_sb_drain(rs, inode, &revoked);
 	mutex_unlock(&rs->lock);
+	if (!revoked)
+		return ret;
 
 	inode_dio_wait(inode);
 	revoke_private_maps(inode);
@@ -436,9 +442,10 @@ static int do_revoke(const struct path *path)
  * cannot be revoked (a FIFO, socket, directory, or a regular file on a
  * filesystem without FS_REVOCABLE); -EACCES for a device node on a nodev
  * mount; -ENXIO for a device node without a driver; -EINTR if a fatal
- * signal stopped the wait for another revoke of the filesystem (nothing
- * done), for a regular file's operations in flight, or for a device's
- * (the files are revoked, the rest is finished in the background); an
+ * signal stopped the wait for another revoke of the filesystem or for what
+ * an interrupted one left (nothing done), for a regular file's operations
+ * in flight, or for a device's (the files are revoked, the rest is
+ * finished in the background); an
  * error of writing a regular file's data back (the file is revoked all
  * the same); or a path lookup error.
  */

@@ -263,6 +263,27 @@ static int revoke_wait_state(struct revoke_object *obj, revoke_cond_t cond,
 	}
 }
 
+static bool revoke_self_on(struct list_head *list);
+
+/*
+ * A sync point of the gate for lockdep, as synchronize_srcu() (6.12 has no
+ * stub): a cycle waits for every operation, ->open and ->release of the
+ * object but the caller's own, which a kill from the driver's ->open or
+ * ->release of the object is allowed to skip.
+ */
+static void revoke_lockdep_sync(struct revoke_object *obj)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	bool inside;
+
+	spin_lock(&obj->lock);
+	inside = revoke_self_on(&obj->openers) || revoke_self_on(&obj->closers);
+	spin_unlock(&obj->lock);
+	if (!inside)
+		lock_map_sync(&obj->dep_map);
+#endif
+}
+
 /*
  * Wait until every operation that entered before the files were marked
  * has left the driver.  The caller must not be inside one.  Polls, with a
@@ -273,10 +294,7 @@ static int revoke_drain(struct revoke_object *obj, enum revoke_how how)
 {
 	long timeout = 1;
 
-	/* A sync point for lockdep, as synchronize_srcu() (6.12 has no stub). */
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	lock_map_sync(&obj->dep_map);
-#endif
+	revoke_lockdep_sync(obj);
 	synchronize_rcu();
 	while (revoke_active_ops(obj)) {
 		if (revoke_sleep(how, timeout))
@@ -491,16 +509,26 @@ static int revoke_fop_fasync(int fd, struct file *file, int on)
 
 /*
  * An unlock, such as the one __fput() sends, reaches the driver for as
- * long as it has the file's state; after the early release there is
- * nothing of it to unlock (the cycle dropped the file's locks) and it
- * succeeds.  Any other request of a revoked file fails.
+ * long as it has the file's state; once the file is revoked the generic
+ * unlock removes whatever lock of the file is on the inode's lists (the
+ * driver's ->lock or ->flock may have put one there, and a closing file's
+ * are not dropped by the cycle).  Any other request of a revoked file
+ * fails.
  */
+static int revoke_unlock(struct file *file, struct file_lock *fl)
+{
+	if (!(fl->c.flc_flags & (FL_POSIX | FL_FLOCK)))
+		return 0;
+	return locks_lock_file_wait(file, fl);
+}
+
 static int revoke_fop_lock(struct file *file, int cmd, struct file_lock *fl)
 {
 	struct revoke_file *rf = revoke_file_of(file);
 
 	if (lock_is_unlock(fl))
-		return REVOKE_VM_CALL(rf, 0, rf->real->lock(file, cmd, fl));
+		return REVOKE_VM_CALL(rf, revoke_unlock(file, fl),
+				      rf->real->lock(file, cmd, fl));
 	return REVOKE_CALL(rf, revoke_err(rf), rf->real->lock(file, cmd, fl));
 }
 
@@ -509,7 +537,8 @@ static int revoke_fop_flock(struct file *file, int cmd, struct file_lock *fl)
 	struct revoke_file *rf = revoke_file_of(file);
 
 	if (lock_is_unlock(fl))
-		return REVOKE_VM_CALL(rf, 0, rf->real->flock(file, cmd, fl));
+		return REVOKE_VM_CALL(rf, revoke_unlock(file, fl),
+				      rf->real->flock(file, cmd, fl));
 	return REVOKE_CALL(rf, revoke_err(rf), rf->real->flock(file, cmd, fl));
 }
 
@@ -1282,11 +1311,18 @@ static int revoke_fop_release(struct inode *inode, struct file *file)
 		/* Pairs with smp_store_release() in revoke_cycle_release(). */
 		wait_event(obj->state_wq, smp_load_acquire(&rf->released));
 	} else {
+		bool wake;
+
+		lock_map_acquire_read(&obj->dep_map);
 		ret = revoke_file_release_driver(rf, false);
+		lock_map_release(&obj->dep_map);
 		spin_lock(&obj->lock);
 		list_del(&closer.node);
+		/* As in revoke_open_done(). */
+		wake = obj->state != REVOKE_LIVE;
 		spin_unlock(&obj->lock);
-		wake_up_all(&obj->state_wq);
+		if (wake)
+			wake_up_all(&obj->state_wq);
 	}
 
 	/*
@@ -1303,6 +1339,17 @@ static int revoke_fop_release(struct inode *inode, struct file *file)
 
 /* The cycle ------------------------------------------------------------ */
 
+/* Is the caller on @list (openers, closers)?  (L) */
+static bool revoke_self_on(struct list_head *list)
+{
+	struct revoke_task *t;
+
+	list_for_each_entry(t, list, node)
+		if (t->task == current)
+			return true;
+	return false;
+}
+
 /* Is no other task than the caller's on @list (openers, closers)?  (L) */
 static bool revoke_tasks_gone(struct list_head *list)
 {
@@ -1312,6 +1359,16 @@ static bool revoke_tasks_gone(struct list_head *list)
 		if (t->task != current)
 			return false;
 	return true;
+}
+
+/*
+ * Is the caller part of the running cycle: in ->open or ->release of a file
+ * of the object, or the cycle's own task (its early ->release)?  (L)
+ */
+static bool revoke_inside(struct revoke_object *obj)
+{
+	return obj->cycle_task == current || revoke_self_on(&obj->openers) ||
+	       revoke_self_on(&obj->closers);
 }
 
 static bool revoke_openers_done(struct revoke_object *obj, unsigned long arg)
@@ -1488,6 +1545,7 @@ static void revoke_cycle_release(struct revoke_object *obj)
 static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 {
 	struct revoke_file *rf, *tmp;
+	int ret = 0;
 	bool any;
 
 	spin_lock(&obj->lock);
@@ -1512,6 +1570,8 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 	 * revokeat() returns, and the driver's ->release never runs after a
 	 * kill returned.
 	 */
+	/* Closes run ->release in a read section of the gate's map. */
+	revoke_lockdep_sync(obj);
 	if (revoke_wait_state(obj, revoke_closers_done, 0, how))
 		goto interrupted;
 
@@ -1525,13 +1585,18 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 	spin_lock(&obj->lock);
 	while (obj->kill && !revoke_tasks_gone(&obj->openers)) {
 		spin_unlock(&obj->lock);
-		/* A kill came during a revokeat(): wait as the kill would. */
-		revoke_wait_state(obj, revoke_openers_done, 0,
-				  how == REVOKE_KILLABLE ? REVOKE_IDLE : how);
+		/*
+		 * A kill came during a revokeat(), whose files are gone by
+		 * now: the work item waits for the opens, as the kill would.
+		 */
+		if (how == REVOKE_KILLABLE)
+			goto hand_off;
+		revoke_wait_state(obj, revoke_openers_done, 0, how);
 		spin_lock(&obj->lock);
 	}
 	obj->state = obj->kill ? REVOKE_DEAD : REVOKE_LIVE;
 	obj->done_seq = obj->seq;
+	obj->cycle_task = NULL;
 	spin_unlock(&obj->lock);
 	wake_up_all(&obj->state_wq);
 
@@ -1543,12 +1608,14 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 
 interrupted:
 	/* The files stay revoked; the work item finishes the cycle. */
+	ret = -EINTR;
+hand_off:
 	spin_lock(&obj->lock);
 	obj->resume = true;
 	kref_get(&obj->kref);
 	spin_unlock(&obj->lock);
 	queue_work(system_unbound_wq, &obj->work);
-	return -EINTR;
+	return ret;
 }
 
 static bool revoke_cycle_done(struct revoke_object *obj, unsigned long seq)
@@ -1564,6 +1631,7 @@ static bool revoke_cycle_done(struct revoke_object *obj, unsigned long seq)
 /* Under obj->lock: a cycle starts; see revoke_open_check(). */
 static void revoke_cycle_number(struct revoke_object *obj)
 {
+	obj->cycle_task = current;
 	obj->state = REVOKE_REVOKING;
 	obj->seq++;
 	obj->cycle_gen = atomic_inc_return(&revoke_cycles);
@@ -1596,6 +1664,13 @@ static bool revoke_cycle_start(struct revoke_object *obj, bool kill,
 		if (!run)
 			obj->cycle_gen = atomic_inc_return(&revoke_cycles);
 		*seq = obj->seq;
+		/*
+		 * A kill from inside the cycle (a driver's ->open, ->release,
+		 * or the early release the cycle runs, calls cdev_del()):
+		 * waiting would be waiting for itself.  The cycle ends DEAD.
+		 */
+		if (kill && !run && revoke_inside(obj))
+			*seq = 0;
 		break;
 	case REVOKE_DEAD:
 		/* Disconnected files are still there: revoke them for real. */
@@ -1747,6 +1822,7 @@ static void revoke_disconnect_cycle(struct revoke_object *obj)
 	spin_lock(&obj->lock);
 	obj->state = REVOKE_DEAD;
 	obj->done_seq = obj->seq;
+	obj->cycle_task = NULL;
 	spin_unlock(&obj->lock);
 	wake_up_all(&obj->state_wq);
 }
@@ -1760,6 +1836,7 @@ static void revoke_object_work(struct work_struct *work)
 	spin_lock(&obj->lock);
 	resume = obj->resume;
 	obj->resume = false;
+	obj->cycle_task = current;
 	spin_unlock(&obj->lock);
 
 	if (resume) {
@@ -1950,7 +2027,8 @@ static void revoke_open_done(struct revoke_object *obj,
 
 	spin_lock(&obj->lock);
 	list_del(&op->node);
-	wake = obj->state == REVOKE_REVOKING;
+	/* A cycle or a kill checks for us under the lock: LIVE, none waits. */
+	wake = obj->state != REVOKE_LIVE;
 	spin_unlock(&obj->lock);
 	if (wake)
 		wake_up_all(&obj->state_wq);
@@ -2020,7 +2098,10 @@ int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 	file->f_op = &rf->fops;
 	file->f_mapping = obj->inode->i_mapping;
 
+	/* A kill waits for it, as for an operation: tell lockdep. */
+	lock_map_acquire_read(&obj->dep_map);
 	ret = fops->open ? fops->open(inode, file) : 0;
+	lock_map_release(&obj->dep_map);
 
 	if (!ret && WARN_ONCE(file->f_op != &rf->fops,
 			      "revoke: %ps replaced f_op in ->open\n",

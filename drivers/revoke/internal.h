@@ -39,6 +39,7 @@ struct revoke_object {
 	unsigned long seq;		/* (L) cycles started */
 	unsigned long done_seq;		/* (L) cycles finished */
 	unsigned int cycle_gen;		/* (L) revoke_cycles at the last start */
+	struct task_struct *cycle_task;	/* (L) who runs the cycle, if any */
 	struct list_head openers;	/* (L) ->open running: revoke_task */
 	struct list_head closers;	/* (L) ->release running: revoke_task */
 	struct list_head files;		/* (L) live files: revoke_file.node */

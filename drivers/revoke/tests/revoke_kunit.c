@@ -42,6 +42,11 @@ struct kd_dev {
 	bool slow_exit;			/* readers dawdle after waking */
 	bool slow_open;			/* ->open takes its time */
 	bool slow_release;		/* ->release takes its time */
+	bool kill_in_release;		/* ->release kills the object, once */
+	bool kill_in_open_late;		/* ->open kills it after a while */
+	unsigned int open_ms;		/* ->open sleeps that long */
+	unsigned int exit_ms;		/* a woken reader dawdles that long */
+	atomic_t in_open;
 	bool mmap_locks;		/* ->mmap takes kd_device_lock */
 	atomic_t in_release, in_mmap;
 	bool read_done;			/* a reader returned from the driver */
@@ -73,9 +78,15 @@ static int kd_open(struct inode *inode, struct file *file)
 	kf->magic = KD_MAGIC;
 	file->private_data = kf;
 	atomic_inc(&kf->dev->opens);
+	atomic_inc(&kf->dev->in_open);
 	/* Widens the window for a revoke to start during ->open. */
 	if (kf->dev->slow_open)
 		usleep_range(500, 1000);
+	if (kf->dev->open_ms)
+		msleep(kf->dev->open_ms);
+	/* The hardware is found gone, while a revoke runs. */
+	if (kf->dev->kill_in_open_late)
+		revoke_object_kill(kf->dev->obj);
 	return 0;
 }
 
@@ -88,6 +99,9 @@ static int kd_release(struct inode *inode, struct file *file)
 	/* A kill that returned before this ends would see releases lag. */
 	if (kf->dev->slow_release)
 		msleep(200);
+	/* The last close tears the device down (cdev_del()). */
+	if (xchg(&kf->dev->kill_in_release, false))
+		revoke_object_kill(kf->dev->obj);
 	atomic_inc(&kf->dev->releases);
 	kfree(kf->pwq);
 	kfree(kf);
@@ -117,7 +131,7 @@ static ssize_t kd_read(struct file *file, char __user *buf, size_t count,
 		ret = revoke_file_error(file);
 	/* A revoke that did not wait for us would return before this. */
 	if (dev->slow_exit)
-		msleep(100);
+		msleep(dev->exit_ms ?: 100);
 	/* Touch the per-file state: freed early, KASAN would report it. */
 	WARN_ON(kf->magic != KD_MAGIC);
 	WRITE_ONCE(dev->read_done, true);
@@ -851,6 +865,8 @@ static void revoke_test_flock(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, file);
 	locks_init_lock(&fl);
 	fl.c.flc_file = file;
+	fl.c.flc_owner = file;
+	fl.c.flc_flags = FL_FLOCK;
 	fl.c.flc_type = F_WRLCK;
 	KUNIT_EXPECT_EQ(test, file->f_op->flock(file, F_SETLK, &fl), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&dev->flocks), 1);
@@ -1122,11 +1138,17 @@ static int kd_mapper_fn(void *data)
  */
 static void revoke_test_kill_no_mmap_lock_deadlock(struct kunit *test)
 {
-	struct kd_dev *a = kd_dev_with_page(test), *b = kd_dev_with_page(test);
+	struct kd_dev *a, *b;
 	struct kd_mapper m = {};
 	struct task_struct *t;
 	struct file *fa;
 	unsigned long addr;
+
+	/* Without them, every address space that mapped a file is waited for. */
+	if (!IS_ENABLED(CONFIG_PER_VMA_LOCK))
+		kunit_skip(test, "needs CONFIG_PER_VMA_LOCK");
+	a = kd_dev_with_page(test);
+	b = kd_dev_with_page(test);
 
 	fa = kd_open_fops(test, a, &kd_misc_fops, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, fa);
@@ -1143,7 +1165,11 @@ static void revoke_test_kill_no_mmap_lock_deadlock(struct kunit *test)
 
 	mutex_lock(&kd_device_lock);
 	t = kthread_run(kd_mapper_fn, &m, "kd-mapper");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	if (IS_ERR(t)) {
+		mutex_unlock(&kd_device_lock);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		return;
+	}
 	/* It holds the mmap_lock and waits for the device lock. */
 	while (!atomic_read(&b->in_mmap))
 		usleep_range(1000, 2000);
@@ -1162,6 +1188,268 @@ static void revoke_test_kill_no_mmap_lock_deadlock(struct kunit *test)
 	kd_close(m.file);
 	revoke_object_put(a->obj);
 	revoke_object_put(b->obj);
+}
+
+/*
+ * Kills from inside the driver while a cycle runs: from the early release
+ * the cycle itself runs, from a close's ->release, from an ->open.  None
+ * may wait for the cycle it is part of.
+ */
+static void revoke_test_kill_in_early_release(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file;
+	int err;
+
+	file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	dev->kill_in_release = true;
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	KUNIT_EXPECT_NULL(test, kd_open_file(test, dev, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+static void revoke_test_kill_in_close_during_revoke(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct task_struct *t;
+	struct kd_reader r;
+	struct kd_closer c;
+	int err;
+
+	c.file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c.file);
+	r.file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r.file);
+	dev->slow_exit = true;
+	dev->exit_ms = 400;
+	kd_start_reader(test, dev, &r, r.file);
+
+	/* A close runs ->release, which will kill the object... */
+	dev->slow_release = true;
+	dev->kill_in_release = true;
+	init_completion(&c.done);
+	t = kthread_run(kd_closer_fn, &c, "kd-closer");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	while (!atomic_read(&dev->in_release))
+		usleep_range(1000, 2000);
+	/* ...while this revoke waits for the reader, then for the close. */
+	revoke_object_revoke(dev->obj);
+	wait_for_completion(&c.done);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	KUNIT_EXPECT_NULL(test, kd_open_file(test, dev, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	kd_close(r.file);
+	revoke_object_put(dev->obj);
+}
+
+/* An open in a kthread: no KUnit assertion there. */
+struct kd_opener {
+	struct kd_dev *dev;
+	struct file *file;
+	int err;
+	struct completion done;
+};
+
+static int kd_opener_fn(void *data)
+{
+	struct kd_opener *o = data;
+	struct file *file;
+
+	file = anon_inode_getfile("revoke-kunit", &kd_anon_fops, NULL, O_RDWR);
+	if (IS_ERR(file)) {
+		o->err = PTR_ERR(file);
+	} else {
+		o->err = revoke_file_open(o->dev->obj, file_inode(file), file,
+					  &kd_fops);
+		if (o->err)
+			file->f_op = &kd_anon_fops;
+		fput(file);
+		flush_delayed_fput();
+	}
+	complete(&o->done);
+	return 0;
+}
+
+static void kd_start_opener(struct kunit *test, struct kd_dev *dev,
+			    struct kd_opener *o)
+{
+	struct task_struct *t;
+
+	o->dev = dev;
+	init_completion(&o->done);
+	kd_next = dev;
+	t = kthread_run(kd_opener_fn, o, "kd-opener");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	while (!atomic_read(&dev->in_open))
+		usleep_range(1000, 2000);
+}
+
+static void revoke_test_kill_in_open_during_revoke(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_opener o = {};
+	struct kd_reader r;
+	int err;
+
+	r.file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, r.file);
+	dev->slow_exit = true;
+	dev->exit_ms = 400;
+	kd_start_reader(test, dev, &r, r.file);
+
+	/* An open, admitted now, kills the object 200 ms later... */
+	atomic_set(&dev->in_open, 0);
+	dev->open_ms = 200;
+	dev->kill_in_open_late = true;
+	kd_start_opener(test, dev, &o);
+	/* ...while this revoke waits for the reader. */
+	revoke_object_revoke(dev->obj);
+	wait_for_completion(&o.done);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, o.err, -ENXIO);
+	dev->kill_in_open_late = false;
+	dev->open_ms = 0;
+	KUNIT_EXPECT_NULL(test, kd_open_file(test, dev, &err));
+	KUNIT_EXPECT_EQ(test, err, -ENXIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->opens),
+			atomic_read(&dev->releases));
+	kd_close(r.file);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * A kill of an object a disconnect already left dead waits for an open
+ * the disconnect did not wait for, and is woken when it ends.
+ */
+static void revoke_test_kill_dead_waits_for_open(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_opener o = {};
+
+	dev->open_ms = 300;
+	kd_start_opener(test, dev, &o);
+	revoke_object_disconnect_nowait(dev->obj);
+	flush_work(&dev->obj->work);
+	revoke_object_kill(dev->obj);
+	/* Not before the open ended. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	wait_for_completion(&o.done);
+	KUNIT_EXPECT_EQ(test, o.err, -ENXIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	revoke_object_put(dev->obj);
+}
+
+/*
+ * An mmap() that left ->mmap before the files were marked links its
+ * mapping into the address space later, under its mmap_lock: the revoke
+ * waits for that lock, so that the zap sees the mapping.  Here a kthread
+ * runs the proxy's ->mmap on a vma of its own under the mmap_lock and
+ * keeps the lock: the revoke must not end meanwhile.
+ */
+struct kd_linker {
+	struct mm_struct *mm;
+	struct file *file;
+	int ret;
+	struct completion mapped, link, done;
+};
+
+static int kd_linker_fn(void *data)
+{
+	struct kd_linker *l = data;
+	struct vm_area_struct *vma;
+
+	kthread_use_mm(l->mm);
+	mmap_write_lock(l->mm);
+	vma = vm_area_alloc(l->mm);
+	if (!vma) {
+		l->ret = -ENOMEM;
+	} else {
+		vma->vm_start = 0x10000000;
+		vma->vm_end = vma->vm_start + PAGE_SIZE;
+		vm_flags_init(vma, VM_READ | VM_SHARED | VM_MAYREAD |
+			      VM_MAYSHARE);
+		vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+		vma->vm_file = l->file;
+		l->ret = l->file->f_op->mmap(l->file, vma);
+	}
+	complete(&l->mapped);
+	/* "Linking": hold the lock until told. */
+	wait_for_completion(&l->link);
+	if (vma)
+		vm_area_free(vma);
+	mmap_write_unlock(l->mm);
+	kthread_unuse_mm(l->mm);
+	complete(&l->done);
+	return 0;
+}
+
+struct kd_revoker {
+	struct revoke_object *obj;
+	struct completion done;
+};
+
+static int kd_revoker_fn(void *data)
+{
+	struct kd_revoker *r = data;
+
+	revoke_object_revoke(r->obj);
+	complete(&r->done);
+	return 0;
+}
+
+static void revoke_test_mmap_being_linked(struct kunit *test)
+{
+	struct kd_dev *dev;
+	struct kd_linker l = {};
+	struct kd_revoker r;
+	struct task_struct *t;
+	unsigned long addr;
+
+	if (!IS_ENABLED(CONFIG_PER_VMA_LOCK))
+		kunit_skip(test, "needs CONFIG_PER_VMA_LOCK");
+	dev = kd_dev_with_page(test);
+	l.file = kd_open_fops(test, dev, &kd_misc_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, l.file);
+	/* An address space of the test's own, which maps the file once. */
+	addr = kunit_vm_mmap(test, l.file, 0, PAGE_SIZE, PROT_READ,
+			     MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0UL);
+	l.mm = current->mm;
+	mmgrab(l.mm);
+	init_completion(&l.mapped);
+	init_completion(&l.link);
+	init_completion(&l.done);
+	t = kthread_run(kd_linker_fn, &l, "kd-linker");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	wait_for_completion(&l.mapped);
+	KUNIT_EXPECT_EQ(test, l.ret, 0);
+
+	r.obj = dev->obj;
+	init_completion(&r.done);
+	t = kthread_run(kd_revoker_fn, &r, "kd-revoker");
+	if (IS_ERR(t)) {
+		complete(&l.link);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		return;
+	}
+	/* Revoked, drained, but the mapping is not linked yet: it waits. */
+	msleep(300);
+	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(l.file));
+	KUNIT_EXPECT_FALSE(test, completion_done(&r.done));
+	complete(&l.link);
+	wait_for_completion(&l.done);
+	wait_for_completion(&r.done);
+	mmdrop(l.mm);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 1);
+	vm_munmap(addr, PAGE_SIZE);
+	kd_close(l.file);
+	revoke_object_put(dev->obj);
 }
 
 static struct kunit_case revoke_core_cases[] = {
@@ -1183,6 +1471,11 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_mmap_merge),
 	KUNIT_CASE(revoke_test_kill_waits_for_close),
 	KUNIT_CASE(revoke_test_kill_no_mmap_lock_deadlock),
+	KUNIT_CASE(revoke_test_kill_in_early_release),
+	KUNIT_CASE(revoke_test_kill_in_close_during_revoke),
+	KUNIT_CASE(revoke_test_kill_in_open_during_revoke),
+	KUNIT_CASE(revoke_test_kill_dead_waits_for_open),
+	KUNIT_CASE(revoke_test_mmap_being_linked),
 	{}
 };
 

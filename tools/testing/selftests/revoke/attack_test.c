@@ -35,6 +35,7 @@ static void scratch(void)
 
 struct ep_waiter {
 	pthread_t thread;
+	pid_t tid;		/* atomic */
 	int ep;
 	int ret;
 	unsigned int events;
@@ -46,6 +47,7 @@ static void *ep_wait_fn(void *arg)
 	struct ep_waiter *w = arg;
 	struct epoll_event ev = {};
 
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
 	w->ret = epoll_wait(w->ep, &ev, 1, 20000);
 	w->events = ev.events;
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -73,7 +75,13 @@ TEST(epollexclusive_pollers_all_woken)
 		ASSERT_EQ(epoll_ctl(w[i].ep, EPOLL_CTL_ADD, fd, &ev), 0);
 		ASSERT_EQ(pthread_create(&w[i].thread, NULL, ep_wait_fn, &w[i]), 0);
 	}
-	usleep(200000);
+	/* Each is asleep in epoll_wait(), not about to call it. */
+	for (i = 0; i < 3; i++) {
+		while (!__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		EXPECT_TRUE(wait_state(w[i].tid, 'S', 5000));
+	}
+	usleep(50000);
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, RT_NODE, 0), 0);
 	for (i = 0; i < 3; i++) {
 		for (j = 0; j < 500; j++) {
