@@ -3,7 +3,7 @@
 # Install the Debian packages the project needs, only those missing.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl-dev
+PKGS="patch linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl-dev
       python3 perl ccache sparse coccinelle qemu-system-x86 qemu-system-data
       busybox-static libc6-dev git e2fsprogs"
 
