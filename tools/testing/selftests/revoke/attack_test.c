@@ -403,28 +403,6 @@ TEST(mapping_moved_to_other_file_refused)
 
 /* ---- page references taken through the mapping ------------------------- */
 
-static int loop_of_image(void)
-{
-	char dev[32];
-	int ctl, n, lfd, ifd;
-
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
-		return -1;
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	close(ctl);
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	lfd = open(dev, O_RDWR);
-	ifd = open("/images/ext4.img", O_RDWR);
-	if (n < 0 || lfd < 0 || ifd < 0 || ioctl(lfd, LOOP_SET_FD, ifd)) {
-		close(ifd);
-		close(lfd);
-		return -1;
-	}
-	close(ifd);
-	return lfd;
-}
-
 /*
  * Device memory reached through a page reference outlives a revoke: the
  * next user's data would be read (and written) through it.  No such
@@ -470,7 +448,7 @@ TEST(device_pages_not_pinnable)
 	EXPECT_EQ(errno, EFAULT);
 
 	/* Direct I/O from a block device into it. */
-	loop = loop_of_image();
+	loop = loop_attach("/images/ext4.img");
 	ASSERT_GE(loop, 0);
 	ASSERT_EQ(fstat(loop, &st), 0);
 	snprintf(buf, sizeof(buf), "%u", minor(st.st_rdev));

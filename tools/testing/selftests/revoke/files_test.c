@@ -48,28 +48,6 @@ FIXTURE_VARIANT_ADD(files, ext4) {
 	.ext4 = true,
 };
 
-static int loop_attach(const char *image)
-{
-	char dev[32];
-	int ctl, n, lfd, ifd;
-
-	ctl = open("/dev/loop-control", O_RDWR);
-	if (ctl < 0)
-		return -1;
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	close(ctl);
-	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
-	lfd = open(dev, O_RDWR);
-	ifd = open(image, O_RDWR);
-	if (n < 0 || lfd < 0 || ifd < 0 || ioctl(lfd, LOOP_SET_FD, ifd)) {
-		close(ifd);
-		close(lfd);
-		return -1;
-	}
-	close(ifd);
-	return lfd;
-}
-
 FIXTURE_SETUP(files)
 {
 	char dev[32];

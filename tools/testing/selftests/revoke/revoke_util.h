@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/loop.h>
 #include <linux/revoke_test.h>
 #include <linux/userfaultfd.h>
 
@@ -356,6 +357,31 @@ static inline bool sigio_seen(void)
 	for (i = 0; i < 100 && !sigios(); i++)
 		usleep(10000);
 	return sigios() > 0;
+}
+
+/* ---- a loop device ------------------------------------------------------ */
+
+/* Attach @image to a free loop device; its open file, or -1. */
+static inline int loop_attach(const char *image)
+{
+	char dev[32];
+	int ctl, n, lfd, ifd;
+
+	ctl = open("/dev/loop-control", O_RDWR);
+	if (ctl < 0)
+		return -1;
+	n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	close(ctl);
+	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+	lfd = open(dev, O_RDWR);
+	ifd = open(image, O_RDWR);
+	if (n < 0 || lfd < 0 || ifd < 0 || ioctl(lfd, LOOP_SET_FD, ifd)) {
+		close(ifd);
+		close(lfd);
+		return -1;
+	}
+	close(ifd);
+	return lfd;
 }
 
 /* ---- hooks of the test device ----------------------------------------- */
