@@ -308,8 +308,9 @@ static int revoke_drain(struct revoke_object *obj, enum revoke_how how)
 /*
  * What the operations of a revoked file return: -ENXIO, or -ENODEV if it
  * was revoked because its device went away (revoke_object_kill()), as the
- * driver itself would have answered after an unplug.  Only read once the
- * file was seen revoked.
+ * driver itself would have answered after an unplug, or if its driver's
+ * file_operations have FOP_REVOKE_ENODEV.  Only read once the file was
+ * seen revoked.
  */
 static int revoke_err(const struct revoke_file *rf)
 {
@@ -340,7 +341,12 @@ static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
 			revoke_mark_unmapped(rf);
 		return;
 	}
-	WRITE_ONCE(rf->err, obj->kill ? -ENODEV : -ENXIO);
+	/*
+	 * -ENODEV after an unplug, and for drivers whose user space knows
+	 * that errno for a revoke (the input handlers: EVIOCREVOKE).
+	 */
+	WRITE_ONCE(rf->err, obj->kill ||
+		   (rf->real->fop_flags & FOP_REVOKE_ENODEV) ? -ENODEV : -ENXIO);
 	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
 	WRITE_ONCE(rf->revoked, true);
 	if (!obj->disconnect)

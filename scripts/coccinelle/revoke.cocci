@@ -9,9 +9,12 @@
 /// wait_event_interruptible().  The new ->revoke signals the client's SIGIO
 /// owner and wakes its readers and pollers through input_revoke_file(); the
 /// wait becomes revoke_wait_event_interruptible(), which also ends on
-/// revoke and then fails the read with the file's error (-ENXIO, or
-/// -ENODEV after an unplug).  Everything else (the gate, the drain, the early ->release that
-/// drops grabs) is done by the revoke framework for every revocable cdev.
+/// revoke and then fails the read with the file's error.  The fops get
+/// FOP_REVOKE_ENODEV: a revoked file answers -ENODEV, as after EVIOCREVOKE
+/// or an unplug, which their user space (libinput, xf86-input-evdev)
+/// already takes for the device being gone.  Everything else (the gate,
+/// the drain, the early ->release that drops grabs) is done by the revoke
+/// framework for every revocable cdev.
 ///
 /// Report, context and org modes list the file_operations of char devices
 /// (registered through cdev_init(), register_chrdev(), a miscdevice or
@@ -140,6 +143,7 @@ struct file_operations fo = {
 	...,
 	.fasync = fa,
 +	.revoke = hook,
++	.fop_flags = FOP_REVOKE_ENODEV,
 	...
 };
 

@@ -95,7 +95,8 @@ struct ir_reader {
 
 /*
  * A blocked evdev read.  The buffer is never written: the read blocks
- * because no event is queued, and must come back with -ENXIO.
+ * because no event is queued, and must come back with -ENODEV, what
+ * EVIOCREVOKE and unplug answer (FOP_REVOKE_ENODEV).
  */
 static int ir_reader_fn(void *data)
 {
@@ -137,12 +138,12 @@ static void input_revoke_test_evdev(struct kunit *test)
 	/* The reader was woken and the drain waited for it. */
 	KUNIT_EXPECT_TRUE(test, completion_done(&r.done));
 	wait_for_completion(&r.done);
-	KUNIT_EXPECT_EQ(test, r.ret, -ENXIO);
+	KUNIT_EXPECT_EQ(test, r.ret, -ENODEV);
 	/* The early release dropped the grab and closed the device. */
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(idev->grab));
 	KUNIT_EXPECT_EQ(test, idev->users, 0);
 	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) == (EPOLLERR | EPOLLHUP));
-	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCGRAB, 1), -ENXIO);
+	KUNIT_EXPECT_EQ(test, ir_ioctl(file, EVIOCGRAB, 1), -ENODEV);
 
 	/* The next opener gets the device: it can grab it and read events. */
 	again = ir_open(test, node);

@@ -20,9 +20,9 @@ static int check_input_revoked(int fd)
 	struct input_event ev;
 	int version, ret;
 
-	if (read(fd, &ev, sizeof(ev)) != -1 || errno != ENXIO)
+	if (read(fd, &ev, sizeof(ev)) != -1 || errno != ENODEV)
 		return 1;
-	if (ioctl(fd, EVIOCGVERSION, &version) != -1 || errno != ENXIO)
+	if (ioctl(fd, EVIOCGVERSION, &version) != -1 || errno != ENODEV)
 		return 2;
 	ret = check_hup_fstat(fd, POLLIN);
 	return ret ? 2 + ret : 0;
@@ -75,7 +75,7 @@ TEST(evdev_session_switch)
 	if (!child) {
 		struct input_event ev;
 
-		_exit(read(fd, &ev, sizeof(ev)) == -1 && errno == ENXIO ?
+		_exit(read(fd, &ev, sizeof(ev)) == -1 && errno == ENODEV ?
 		      0 : 10);
 	}
 
@@ -90,7 +90,7 @@ TEST(evdev_session_switch)
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.event, 0), 0);
 
-	EXPECT_READ_FAILED(&reader, ENXIO);
+	EXPECT_READ_FAILED(&reader, ENODEV);
 	EXPECT_POLL_WOKE(&poller, POLLERR | POLLHUP);
 	EXPECT_POLL_WOKE(&epoller, EPOLLERR | EPOLLHUP);
 	EXPECT_EQ(child_status(child), 0);
@@ -240,16 +240,16 @@ TEST(mousedev_joydev_session_switch)
 
 	/* One node at a time: the joystick reader sleeps on. */
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.mouse, 0), 0);
-	EXPECT_READ_FAILED(&mreader, ENXIO);
+	EXPECT_READ_FAILED(&mreader, ENODEV);
 	usleep(50000);
 	EXPECT_TRUE(waiter_sleeping(&jreader));
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, u.js, 0), 0);
-	EXPECT_READ_FAILED(&jreader, ENXIO);
+	EXPECT_READ_FAILED(&jreader, ENODEV);
 	EXPECT_EQ(read(mfd, ps2, sizeof(ps2)), -1);
-	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(errno, ENODEV);
 	EXPECT_EQ(read(jfd, &js, sizeof(js)), -1);
-	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(errno, ENODEV);
 
 	/* The event node was not revoked. */
 	EXPECT_EQ(ioctl(efd, EVIOCGVERSION, &flags), 0);
