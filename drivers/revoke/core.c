@@ -1480,18 +1480,35 @@ static int revoke_wait_mmaps(struct revoke_object *obj, enum revoke_how how)
 	return 0;
 }
 
+/* Step 4 on one address space: all of it but the range kept mapped. */
+static void revoke_zap_mapping(struct revoke_object *obj,
+			       struct address_space *mapping)
+{
+	pgoff_t end = obj->keep_start + obj->keep_nr;
+
+	if (!obj->keep_nr && !obj->keep_start) {
+		unmap_mapping_range(mapping, 0, 0, 1);
+		return;
+	}
+	if (obj->keep_start)
+		unmap_mapping_pages(mapping, 0, obj->keep_start, true);
+	/* keep_nr 0: kept to the end. */
+	if (obj->keep_nr && end > obj->keep_start)
+		unmap_mapping_pages(mapping, end, 0, true);
+}
+
 /* Step 4: every mapping of the cycle's files. */
 static void revoke_zap(struct revoke_object *obj)
 {
 	struct address_space *mapping = obj->inode->i_mapping;
 	struct revoke_file *rf;
 
-	unmap_mapping_range(mapping, 0, 0, 1);
+	revoke_zap_mapping(obj, mapping);
 	/* A driver that pointed f_mapping elsewhere in ->open: that too. */
 	list_for_each_entry(rf, &obj->held, node) {
 		if (rf->file->f_mapping != mapping) {
 			mapping = rf->file->f_mapping;
-			unmap_mapping_range(mapping, 0, 0, 1);
+			revoke_zap_mapping(obj, mapping);
 		}
 	}
 }
@@ -1992,6 +2009,33 @@ static void revoke_object_release(struct kref *kref)
 	/* revoke_chrdev_get() may still look at it. */
 	kfree_rcu(obj, rcu);
 }
+
+/**
+ * revoke_object_keep_mapped - let pages of a file's own outlive a revoke
+ * @obj: the object, before any file of it is opened
+ * @pgoff: the first page offset of the range
+ * @nr: how many pages, or 0 for all from @pgoff on
+ *
+ * Some drivers map pages that belong to an open file's own state rather
+ * than to the device: ALSA's PCM status and control pages, which its
+ * disconnect leaves mapped and reading DISCONNECTED so that alsa-lib
+ * clients end cleanly.  A revoke then tears down every mapping of the
+ * object's files except what is mapped at these offsets: the mapping keeps
+ * those pages alive until it is unmapped, also after the early ->release
+ * freed them.  The driver's ->revoke must leave them in the state the file
+ * should show from then on, and the range must never map device memory or
+ * anything the next opener uses.  A fault there after the revoke still
+ * raises SIGBUS: only pages already mapped are kept.
+ *
+ * Context: Process context, before the object has files.
+ */
+void revoke_object_keep_mapped(struct revoke_object *obj, pgoff_t pgoff,
+			       pgoff_t nr)
+{
+	obj->keep_start = pgoff;
+	obj->keep_nr = nr;
+}
+EXPORT_SYMBOL_GPL(revoke_object_keep_mapped);
 
 /**
  * revoke_object_get - take a reference to an object

@@ -53,6 +53,7 @@ struct revoke_object {
 	struct lock_class_key key;	/* its class, the object's own */
 
 	struct inode *inode;		/* its i_mapping is every f_mapping */
+	pgoff_t keep_start, keep_nr;	/* offsets a revoke leaves mapped */
 
 	/* The proxy of proxy_real, copied into each file (set once). */
 	const struct file_operations *proxy_real;

@@ -47,6 +47,8 @@ struct revoke_object *__revoke_object_create(const char *name);
 struct revoke_object *revoke_object_get(struct revoke_object *obj);
 void revoke_object_put(struct revoke_object *obj);
 int revoke_object_revoke(struct revoke_object *obj);
+void revoke_object_keep_mapped(struct revoke_object *obj, pgoff_t pgoff,
+			       pgoff_t nr);
 void revoke_object_revoke_nowait(struct revoke_object *obj);
 void revoke_object_kill(struct revoke_object *obj);
 void revoke_object_disconnect_nowait(struct revoke_object *obj);

@@ -47,6 +47,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/revoke.h>
+#include <sound/asound.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
 #include <sound/minors.h>
@@ -96,6 +97,16 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 	obj = revoke_object_create();
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	/*
+	 * A PCM's status and control pages belong to the file's runtime, not
+	 * to the card: a revoke leaves them mapped, reading DISCONNECTED as
+	 * after the card's disconnect, so that alsa-lib clients end with
+	 * -ENODEV instead of SIGBUS.  The data area goes.
+	 */
+	if (type == SNDRV_DEVICE_TYPE_PCM_PLAYBACK ||
+	    type == SNDRV_DEVICE_TYPE_PCM_CAPTURE)
+		revoke_object_keep_mapped(obj, SNDRV_PCM_MMAP_OFFSET_STATUS_OLD >>
+					  PAGE_SHIFT, 0);
 	err = revoke_chrdev_register(obj, devt, 1);
 	if (err) {
 		revoke_object_put(obj);

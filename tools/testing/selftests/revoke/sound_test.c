@@ -264,14 +264,17 @@ TEST_F(dummy, other_nodes_untouched)
 }
 
 /*
- * snd-aloop, mmap: the data area and the status page raise SIGBUS after
- * the revoke, and the dead mapping does not keep the next user from
- * setting hw_params (which ALSA refuses while the buffer is mapped).
+ * snd-aloop, mmap: the data area raises SIGBUS after the revoke, while
+ * the status and control pages, which belong to the file's runtime, stay
+ * mapped and the status reads DISCONNECTED, as after the card's
+ * disconnect (alsa-lib then answers -ENODEV instead of dying of SIGBUS).
+ * The dead mapping does not keep the next user from setting hw_params
+ * (which ALSA refuses while the buffer is mapped).
  */
 TEST(aloop_mmap_sigbus)
 {
 	size_t len = BUFFER_FRAMES * FRAME_BYTES;
-	unsigned int *data, *status, val;
+	unsigned int *data, *status, *control, val;
 	char path[64];
 	int card, fd, fresh;
 
@@ -287,14 +290,23 @@ TEST(aloop_mmap_sigbus)
 	status = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
 		      SNDRV_PCM_MMAP_OFFSET_STATUS_NEW);
 	ASSERT_NE(status, MAP_FAILED);
+	control = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       SNDRV_PCM_MMAP_OFFSET_CONTROL_NEW);
+	ASSERT_NE(control, MAP_FAILED);
 	EXPECT_FALSE(read_sigbus(data, &val));
 	EXPECT_FALSE(read_sigbus(status, &val));
+	EXPECT_EQ(val, SNDRV_PCM_STATE_PREPARED);
+	EXPECT_FALSE(read_sigbus(control, &val));
 
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
 	EXPECT_TRUE(read_sigbus(data, &val));
 	EXPECT_TRUE(write_sigbus(data, 1));
 	EXPECT_TRUE(read_sigbus(data + len / sizeof(*data) - 1, &val));
-	EXPECT_TRUE(read_sigbus(status, &val));
+	/* snd_pcm_mmap_status.state is its first word. */
+	EXPECT_FALSE(read_sigbus(status, &val));
+	EXPECT_EQ(val, SNDRV_PCM_STATE_DISCONNECTED);
+	EXPECT_FALSE(read_sigbus(control, &val));
+	EXPECT_FALSE(write_sigbus(control, 0));
 	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
 		       SNDRV_PCM_MMAP_OFFSET_DATA), MAP_FAILED);
 	EXPECT_EQ(errno, ENXIO);
@@ -307,6 +319,7 @@ TEST(aloop_mmap_sigbus)
 	EXPECT_EQ(ioctl(fresh, SNDRV_PCM_IOCTL_HW_FREE), 0);
 	EXPECT_EQ(munmap(data, len), 0);
 	EXPECT_EQ(munmap(status, 4096), 0);
+	EXPECT_EQ(munmap(control, 4096), 0);
 	/* Nor does its unmapping: hw_params again, map, and free is refused. */
 	ASSERT_EQ(pcm_setup(fresh, SNDRV_PCM_ACCESS_MMAP_INTERLEAVED), 0);
 	data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fresh,
