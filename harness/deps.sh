@@ -5,7 +5,8 @@
 
 PKGS="patch linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl-dev
       python3 perl ccache sparse coccinelle qemu-system-x86 qemu-system-data
-      busybox-static libc6-dev git e2fsprogs"
+      busybox-static libc6-dev git e2fsprogs
+      alsa-utils evtest libinput-tools"
 
 stage "deps: Debian packages"
 missing=

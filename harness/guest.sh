@@ -56,6 +56,70 @@ if [ "$mode" = test ]; then
 		die "mkfs.ext4 failed"
 fi
 
+# Debian's own clients of the converted devices, for clients_test: the
+# programs, every shared library they load, and the data they read.
+CLIENT_PROGS="/usr/bin/aplay /usr/bin/arecord /usr/bin/speaker-test
+	/usr/bin/amidi /usr/bin/aseqdump /usr/sbin/alsactl /usr/bin/amixer
+	/usr/bin/evtest /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events"
+CLIENT_DATA="/usr/share/alsa/alsa.conf /usr/share/alsa/cards /usr/share/alsa/ctl
+	/usr/share/alsa/pcm /usr/share/libinput"
+
+declare -A packed
+# pack PATH: a gen_init_cpio line for PATH (a file or a symbolic link, at
+# the path it has once /lib, /bin... are resolved) and its directories.
+pack() {
+	local src=$1 dst d f parts i
+	dst=$(realpath "$(dirname "$src")")/$(basename "$src")
+	[ -n "${packed[$dst]:-}" ] && return 0
+	packed[$dst]=1
+	d=
+	IFS=/ read -ra parts <<<"${dst#/}"
+	for ((i = 0; i < ${#parts[@]} - 1; i++)); do
+		d=$d/${parts[i]}
+		[ -n "${packed[$d]:-}" ] && continue
+		packed[$d]=1
+		echo "dir $d 755 0 0"
+	done
+	if [ -L "$src" ]; then
+		f=$(readlink "$src")
+		echo "slink $dst $f 777 0 0"
+		case $f in
+		/*) pack "$f" ;;
+		*) pack "$(dirname "$dst")/$f" ;;
+		esac
+	elif [ -x "$src" ]; then
+		echo "file $dst $src 755 0 0"
+	else
+		echo "file $dst $src 644 0 0"
+	fi
+}
+
+# pack_clients: the clients, their libraries (as ldd finds them) and data.
+pack_clients() {
+	local p lib f
+	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root /tests; do
+		packed[$d]=1
+	done
+	# The dynamic loader and the libraries are found through /lib64 and
+	# /lib, links into /usr as on the host.
+	echo "slink /lib usr/lib 777 0 0"
+	echo "slink /lib64 usr/lib64 777 0 0"
+	packed[/lib]=1
+	packed[/lib64]=1
+	for p in $CLIENT_PROGS; do
+		[ -e "$p" ] || die "$p missing: run harness/deps.sh"
+		pack "$p"
+		for lib in $(ldd "$p" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+					   $1 ~ /^\// { print $1 }'); do
+			pack "$lib"
+		done
+	done
+	# shellcheck disable=SC2086
+	for f in $(find $CLIENT_DATA \( -type f -o -type l \) | sort); do
+		pack "$f"
+	done
+}
+
 dir=/tests
 [ "$mode" = demo ] && dir=/demo
 [ "$mode" = bench ] && dir=/bench
@@ -72,6 +136,7 @@ dir=/tests
 	if [ "$mode" = test ]; then
 		echo "dir /images 755 0 0"
 		echo "file /images/ext4.img $out/ext4.img 644 0 0"
+		pack_clients
 	fi
 	[ "$mode" = demo ] && echo "file /demo/demo.sh $TOP/harness/demo.sh 755 0 0"
 	for b in "$out"/bin/*; do
