@@ -60,9 +60,20 @@ fi
 # programs, every shared library they load, and the data they read.
 CLIENT_PROGS="/usr/bin/aplay /usr/bin/arecord /usr/bin/speaker-test
 	/usr/bin/amidi /usr/bin/aseqdump /usr/sbin/alsactl /usr/bin/amixer
-	/usr/bin/evtest /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events"
+	/usr/bin/evtest /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events
+	/usr/bin/pipewire /usr/bin/pw-cat /usr/bin/pw-link"
+# What PipeWire loads: the modules and SPA plugins of harness/guest-pipewire.sh
+# and of its clients' client.conf.
+PW_MODS=/usr/lib/x86_64-linux-gnu/pipewire-0.3/libpipewire-module
+SPA=/usr/lib/x86_64-linux-gnu/spa-0.2
+CLIENT_PLUGINS="$PW_MODS-protocol-native.so $PW_MODS-access.so $PW_MODS-client-node.so
+	$PW_MODS-client-device.so $PW_MODS-adapter.so $PW_MODS-metadata.so
+	$PW_MODS-session-manager.so $PW_MODS-link-factory.so
+	$SPA/support/libspa-support.so $SPA/alsa/libspa-alsa.so
+	$SPA/audioconvert/libspa-audioconvert.so"
 CLIENT_DATA="/usr/share/alsa/alsa.conf /usr/share/alsa/cards /usr/share/alsa/ctl
-	/usr/share/alsa/pcm /usr/share/libinput"
+	/usr/share/alsa/pcm /usr/share/libinput /usr/share/pipewire/client.conf
+	/usr/share/pipewire/client-rt.conf"
 
 declare -A packed
 # pack PATH: a gen_init_cpio line for PATH (a file or a symbolic link, at
@@ -106,7 +117,7 @@ pack_clients() {
 	echo "slink /lib64 usr/lib64 777 0 0"
 	packed[/lib]=1
 	packed[/lib64]=1
-	for p in $CLIENT_PROGS; do
+	for p in $CLIENT_PROGS $CLIENT_PLUGINS; do
 		[ -e "$p" ] || die "$p missing: run harness/deps.sh"
 		pack "$p"
 		for lib in $(ldd "$p" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
@@ -118,6 +129,9 @@ pack_clients() {
 	for f in $(find $CLIENT_DATA \( -type f -o -type l \) | sort); do
 		pack "$f"
 	done
+	[ -n "${packed[/usr/libexec]:-}" ] || echo "dir /usr/libexec 755 0 0"
+	echo "dir /usr/libexec/revoke 755 0 0"
+	echo "file /usr/libexec/revoke/guest-pipewire.sh $TOP/harness/guest-pipewire.sh 755 0 0"
 }
 
 dir=/tests
