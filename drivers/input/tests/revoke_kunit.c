@@ -17,6 +17,7 @@
 #include <linux/input.h>
 #include <linux/kthread.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/revoke.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -229,10 +230,60 @@ static void input_revoke_test_joydev_mousedev(struct kunit *test)
 	fput(fevent);
 }
 
+/*
+ * Grace periods started from @cookie on: tree RCU's sequence advances by
+ * four per grace period (the low two bits are its state).
+ */
+static unsigned long ir_gps_since(unsigned long cookie)
+{
+	return (get_state_synchronize_rcu() - cookie) / 4;
+}
+
+#define IR_NFILES	32
+
+/*
+ * A revoke releases all of a node's files in a row: it must cost a bounded
+ * number of RCU grace periods, not one per file (each release used to wait
+ * for its own before freeing the client).  Counted, not timed; IR_NFILES
+ * releases that each waited would need IR_NFILES of them.
+ */
+static void input_revoke_test_grace_periods(struct kunit *test)
+{
+	static const char *const prefixes[] = { "event", "js", "mouse" };
+	struct input_dev *idev = ir_input_register(test);
+	struct file **files;
+	unsigned long cookie, gps;
+	unsigned int p, i;
+	dev_t node;
+
+	files = kunit_kcalloc(test, IR_NFILES, sizeof(*files), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, files);
+	for (p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		node = ir_node(test, idev, prefixes[p]);
+		for (i = 0; i < IR_NFILES; i++)
+			files[i] = ir_open(test, node);
+		/* Let the grace periods of the opens, if any, end first. */
+		synchronize_rcu();
+		cookie = get_state_synchronize_rcu();
+		KUNIT_EXPECT_EQ(test, revoke_chrdev(node), 0);
+		gps = ir_gps_since(cookie);
+		KUNIT_EXPECT_LT_MSG(test, gps, IR_NFILES / 4,
+				    "%s: %lu grace periods for %d files",
+				    prefixes[p], gps, IR_NFILES);
+		for (i = 0; i < IR_NFILES; i++) {
+			KUNIT_EXPECT_TRUE(test, revoke_file_revoked(files[i]));
+			fput(files[i]);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, idev->users, 0);
+	input_unregister_device(idev);
+}
+
 static struct kunit_case input_revoke_cases[] = {
 	KUNIT_CASE(input_revoke_test_evdev),
 	KUNIT_CASE(input_revoke_test_eviocrevoke),
 	KUNIT_CASE(input_revoke_test_joydev_mousedev),
+	KUNIT_CASE(input_revoke_test_grace_periods),
 	{}
 };
 

@@ -6,12 +6,16 @@
  * guest time counts executed instructions: figures are repeatable and
  * comparable across boots.  Each figure is the median of several rounds,
  * guarded and unguarded variants alternating.  Prints "BENCH" lines.
+ * Also the cost of revoking a converted node (an evdev node, an ALSA
+ * control node) as the number of its open files grows: the files'
+ * releases must not each wait for their own RCU grace period.
  */
 
 #include <stdlib.h>
 #include <sys/resource.h>
 
 #include "revoke_util.h"
+#include "input_util.h"
 
 #define ROUNDS 5
 
@@ -97,8 +101,52 @@ static double revoke_cost(int nfiles)
 	return median(v, ROUNDS);
 }
 
+/* ns for one revokeat() of @node while @nfiles files of it are open. */
+static double node_revoke_cost(const char *node, int nfiles)
+{
+	double v[ROUNDS];
+	int *fds = malloc(sizeof(int) * nfiles);
+	int r, i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		double t0;
+
+		for (i = 0; i < nfiles; i++) {
+			fds[i] = open(node, O_RDONLY | O_NONBLOCK);
+			if (fds[i] < 0) {
+				perror(node);
+				exit(6);
+			}
+		}
+		t0 = now_sec();
+		if (sys_revokeat(AT_FDCWD, node, 0)) {
+			perror("revokeat");
+			exit(7);
+		}
+		v[r] = (now_sec() - t0) * 1e9;
+		for (i = 0; i < nfiles; i++)
+			close(fds[i]);
+	}
+	free(fds);
+	return median(v, ROUNDS);
+}
+
+static void node_revoke_costs(const char *what, const char *node)
+{
+	static const int n[] = { 1, 10, 100 };
+	double c[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		c[i] = node_revoke_cost(node, n[i]);
+	for (i = 0; i < 3; i++)
+		printf("BENCH revokeat %-8s %3d files %10.0f ns  (%.2f x 1 file)\n",
+		       what, n[i], c[i], c[i] / c[0]);
+}
+
 int main(void)
 {
+	struct udev kbd;
 	struct rlimit rl = { 200000, 200000 };
 	double c1, c100, c10k, c1busy;
 	int *unrelated, i;
@@ -140,5 +188,13 @@ int main(void)
 	for (i = 0; i < 100000; i++)
 		close(unrelated[i]);
 	free(unrelated);
+
+	if (udev_create(&kbd, "revoke-bench-kbd", CAP_KBD)) {
+		perror("uinput");
+		return 1;
+	}
+	node_revoke_costs("evdev", kbd.event);
+	udev_destroy(&kbd);
+	node_revoke_costs("snd-ctl", "/dev/snd/controlC0");
 	return 0;
 }
