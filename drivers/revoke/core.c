@@ -319,6 +319,17 @@ static int revoke_err(const struct revoke_file *rf)
 }
 
 /*
+ * What poll reports for a revoked file: EPOLLERR | EPOLLHUP, or, for a
+ * file disconnected first, EPOLLERR | EPOLLNVAL, what ALSA's disconnected
+ * files always answered.  Only read once the file was seen revoked.
+ */
+static __poll_t revoke_poll_err(const struct revoke_file *rf)
+{
+	smp_rmb();	/* pairs with the smp_wmb() in revoke_mark() */
+	return READ_ONCE(rf->poll_err);
+}
+
+/*
  * Under obj->lock: the file's mappings are revoked.  file_revoked() tells
  * the VFS and the mm: a device inode's revoke generation never moves (only
  * regular files' do), so a file whose sample differs is revoked for good.
@@ -347,6 +358,8 @@ static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
 	 */
 	WRITE_ONCE(rf->err, obj->kill ||
 		   (rf->real->fop_flags & FOP_REVOKE_ENODEV) ? -ENODEV : -ENXIO);
+	WRITE_ONCE(rf->poll_err, EPOLLERR |
+		   (obj->disconnect ? EPOLLNVAL : EPOLLHUP));
 	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
 	WRITE_ONCE(rf->revoked, true);
 	if (!obj->disconnect)
@@ -812,7 +825,7 @@ static __poll_t revoke_fop_poll(struct file *file, poll_table *pt)
 	/* Sleep on our queue before the driver looks at its state. */
 	poll_wait(file, &rf->poll_wq, pt);
 	if (!revoke_enter(rf))
-		return EPOLLERR | EPOLLHUP;
+		return revoke_poll_err(rf);
 
 	if (pt && pt->_qproc) {
 		init_poll_funcptr(&rpt.pt, revoke_poll_queue);
@@ -831,7 +844,7 @@ static __poll_t revoke_fop_poll(struct file *file, poll_table *pt)
 static void revoke_poll_hup(struct revoke_file *rf)
 {
 	__wake_up(&rf->poll_wq, TASK_NORMAL, 0,
-		  poll_to_key(EPOLLERR | EPOLLHUP));
+		  poll_to_key(revoke_poll_err(rf)));
 }
 
 /* Mappings ------------------------------------------------------------- */
@@ -1749,7 +1762,8 @@ static int revoke_object_sync(struct revoke_object *obj, bool kill)
  * @obj: the object
  *
  * When this returns 0, every file opened on @obj before the call is
- * revoked: its operations fail with -ENXIO and its poll reports
+ * revoked: its operations fail with -ENXIO (-ENODEV if its driver set
+ * FOP_REVOKE_ENODEV) and its poll reports
  * EPOLLERR | EPOLLHUP; no operation of those files is still inside the
  * driver; their shared mappings are torn down and raise SIGBUS; their
  * locks are dropped; the driver's ->release ran for each of them.  Files
@@ -1921,7 +1935,9 @@ EXPORT_SYMBOL_GPL(revoke_object_revoke_nowait);
  *
  * The unplug of a subsystem that keeps a device's state until the last
  * close (ALSA's card disconnect): every open file of @obj is marked at
- * once and its operations fail with -ENODEV from now on; a work item calls
+ * once and its operations fail with -ENODEV from now on, and its poll
+ * reports EPOLLERR | EPOLLNVAL, as ALSA's disconnected files always
+ * answered (a revoked file's poll reports EPOLLHUP); a work item calls
  * the driver's ->revoke for each, so that its sleepers wake.
  * Unlike revoke_object_kill(), the files keep their mappings, which still
  * fault through the driver, and their driver state: the driver's ->release
@@ -2253,7 +2269,7 @@ EXPORT_SYMBOL_GPL(revoke_file_revoked);
  *
  * Context: Any context.
  * Return: 0 if @file is not revoked; -ENXIO, or -ENODEV if it was revoked
- * because its device went away.
+ * because its device went away or its driver set FOP_REVOKE_ENODEV.
  */
 int revoke_file_error(const struct file *file)
 {

@@ -119,6 +119,7 @@ struct revoke_file {
 	bool released;			/* the cycle ran the driver's release */
 	enum revoke_rel rel;		/* (L) */
 	int err;			/* what revoked operations return */
+	__poll_t poll_err;		/* what poll reports once revoked */
 	struct revoke_object *obj;
 	struct file *file;
 	struct list_head node;		/* obj->files, ->cycle (L), ->held */

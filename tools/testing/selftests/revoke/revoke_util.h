@@ -62,6 +62,16 @@ static inline double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* What poll() reports at once for @fd, or -1. */
+static inline int poll_revents(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+
+	if (poll(&pfd, 1, 0) < 0)
+		return -1;
+	return pfd.revents;
+}
+
 /*
  * What every revoked file does: poll() reports POLLERR | POLLHUP at once,
  * and fstat() works.  Returns 0, or 1 or 2 for the check that failed.

@@ -476,6 +476,13 @@ TEST_F(dummy, card_unplug)
 		usleep(10000);
 	}
 	EXPECT_EQ(errno, ENODEV);
+	/*
+	 * Upstream's answer for a disconnected file, EPOLLERR | EPOLLNVAL,
+	 * of which poll() shows POLLERR only (POLLNVAL was not asked for);
+	 * a revoked file's is POLLERR | POLLHUP.
+	 */
+	EXPECT_EQ(poll_revents(ctl), POLLERR);
+	EXPECT_EQ(poll_revents(old), POLLERR | POLLHUP);
 	EXPECT_EQ(ioctl(pcm, SNDRV_PCM_IOCTL_PVERSION, &version), -1);
 	EXPECT_TRUE(errno == ENODEV || errno == ENXIO);
 	if (errno == ENODEV) {
