@@ -854,11 +854,51 @@ static inline struct revoke_vm_proxy *revoke_vm_proxy_of(struct vm_area_struct *
 	return container_of(vma->vm_ops, struct revoke_vm_proxy, ops);
 }
 
+/* Is @vma wholly in the range its object keeps mapped after a revoke? */
+static bool revoke_vma_kept(const struct revoke_object *obj,
+			    struct vm_area_struct *vma)
+{
+	if (!obj->keep_fill || vma->vm_pgoff < obj->keep_start)
+		return false;
+	return !obj->keep_nr ||
+	       vma->vm_pgoff + vma_pages(vma) <= obj->keep_start + obj->keep_nr;
+}
+
+/*
+ * A first touch of a kept range after the revoke: the driver's pages are
+ * gone with its ->release, so map a fresh page of the faulting task's own,
+ * filled as the driver says a revoked file's page reads.  Nothing of the
+ * device nor of the next opener is in it.  vm_insert_page(), since the
+ * file is revoked and finish_fault() would refuse the page; the vma is
+ * VM_MIXEDMAP since its ->mmap (revoke_fop_mmap()).
+ */
+static vm_fault_t revoke_vm_fault_kept(struct revoke_file *rf,
+				       struct vm_fault *vmf)
+{
+	struct revoke_object *obj = rf->obj;
+	struct page *page;
+	int err;
+
+	if (!revoke_vma_kept(obj, vmf->vma) ||
+	    !(vmf->vma->vm_flags & VM_MIXEDMAP))
+		return VM_FAULT_SIGBUS;
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return VM_FAULT_OOM;
+	obj->keep_fill(page_address(page), vmf->pgoff);
+	err = vm_insert_page(vmf->vma, vmf->address, page);
+	put_page(page);
+	/* -EBUSY: a racing fault mapped one first. */
+	if (err && err != -EBUSY)
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	return VM_FAULT_NOPAGE;
+}
+
 static vm_fault_t revoke_vm_fault(struct vm_fault *vmf)
 {
 	struct revoke_vm_proxy *p = revoke_vm_proxy_of(vmf->vma);
 
-	return REVOKE_VM_CALL(p->rf, (vm_fault_t)VM_FAULT_SIGBUS,
+	return REVOKE_VM_CALL(p->rf, revoke_vm_fault_kept(p->rf, vmf),
 			      p->real->fault(vmf));
 }
 
@@ -1152,6 +1192,9 @@ found:
 	 */
 	vma->vm_ops = &p->ops;
 	vm_flags_set(vma, VM_IO);
+	/* See revoke_vm_fault_kept(). */
+	if (revoke_vma_kept(rf->obj, vma) && !(vma->vm_flags & VM_PFNMAP))
+		vm_flags_set(vma, VM_MIXEDMAP);
 out:
 	revoke_exit(rf);
 	return ret;
@@ -2031,6 +2074,7 @@ static void revoke_object_release(struct kref *kref)
  * @obj: the object, before any file of it is opened
  * @pgoff: the first page offset of the range
  * @nr: how many pages, or 0 for all from @pgoff on
+ * @fill: fills a page first touched after the revoke
  *
  * Some drivers map pages that belong to an open file's own state rather
  * than to the device: ALSA's PCM status and control pages, which its
@@ -2040,16 +2084,20 @@ static void revoke_object_release(struct kref *kref)
  * those pages alive until it is unmapped, also after the early ->release
  * freed them.  The driver's ->revoke must leave them in the state the file
  * should show from then on, and the range must never map device memory or
- * anything the next opener uses.  A fault there after the revoke still
- * raises SIGBUS: only pages already mapped are kept.
+ * anything the next opener uses.  A page of a mapping wholly inside the
+ * range that is first touched after the revoke (the driver's page is gone
+ * by then) is a fresh zeroed page of the faulting task's, which @fill
+ * (called with its address and page offset) makes read as the driver's
+ * page would.  Such mappings are VM_MIXEDMAP.
  *
  * Context: Process context, before the object has files.
  */
 void revoke_object_keep_mapped(struct revoke_object *obj, pgoff_t pgoff,
-			       pgoff_t nr)
+			       pgoff_t nr, void (*fill)(void *page, pgoff_t pgoff))
 {
 	obj->keep_start = pgoff;
 	obj->keep_nr = nr;
+	obj->keep_fill = fill;
 }
 EXPORT_SYMBOL_GPL(revoke_object_keep_mapped);
 

@@ -54,6 +54,7 @@ struct revoke_object {
 
 	struct inode *inode;		/* its i_mapping is every f_mapping */
 	pgoff_t keep_start, keep_nr;	/* offsets a revoke leaves mapped */
+	void (*keep_fill)(void *page, pgoff_t pgoff);	/* set once */
 
 	/* The proxy of proxy_real, copied into each file (set once). */
 	const struct file_operations *proxy_real;

@@ -48,7 +48,7 @@ struct revoke_object *revoke_object_get(struct revoke_object *obj);
 void revoke_object_put(struct revoke_object *obj);
 int revoke_object_revoke(struct revoke_object *obj);
 void revoke_object_keep_mapped(struct revoke_object *obj, pgoff_t pgoff,
-			       pgoff_t nr);
+			       pgoff_t nr, void (*fill)(void *page, pgoff_t pgoff));
 void revoke_object_revoke_nowait(struct revoke_object *obj);
 void revoke_object_kill(struct revoke_object *obj);
 void revoke_object_disconnect_nowait(struct revoke_object *obj);

@@ -69,6 +69,20 @@ static bool snd_revoke_supported(int type, const struct file_operations *f_ops,
 	return true;
 }
 
+/*
+ * A PCM status or control page first touched after a revoke: a status page
+ * reads DISCONNECTED (the state is the first word of every layout), a
+ * control page all zeroes.
+ */
+static void snd_revoke_pcm_fill(void *page, pgoff_t pgoff)
+{
+	struct snd_pcm_mmap_status *status = page;
+
+	if (pgoff == SNDRV_PCM_MMAP_OFFSET_STATUS_OLD >> PAGE_SHIFT ||
+	    pgoff == SNDRV_PCM_MMAP_OFFSET_STATUS_NEW >> PAGE_SHIFT)
+		status->state = SNDRV_PCM_STATE_DISCONNECTED;
+}
+
 /**
  * snd_revoke_register - make an ALSA minor revocable
  * @type: the device type, SNDRV_DEVICE_TYPE_XXX
@@ -106,7 +120,7 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 	if (type == SNDRV_DEVICE_TYPE_PCM_PLAYBACK ||
 	    type == SNDRV_DEVICE_TYPE_PCM_CAPTURE)
 		revoke_object_keep_mapped(obj, SNDRV_PCM_MMAP_OFFSET_STATUS_OLD >>
-					  PAGE_SHIFT, 0);
+					  PAGE_SHIFT, 0, snd_revoke_pcm_fill);
 	err = revoke_chrdev_register(obj, devt, 1);
 	if (err) {
 		revoke_object_put(obj);

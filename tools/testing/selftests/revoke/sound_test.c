@@ -269,12 +269,15 @@ TEST_F(dummy, other_nodes_untouched)
  * mapped and the status reads DISCONNECTED, as after the card's
  * disconnect (alsa-lib then answers -ENODEV instead of dying of SIGBUS).
  * The dead mapping does not keep the next user from setting hw_params
- * (which ALSA refuses while the buffer is mapped).
+ * (which ALSA refuses while the buffer is mapped).  A status or control
+ * page mapped but first touched after the revoke (aplay and arecord read
+ * the status page first in snd_pcm_wait() after a write the revoke cut
+ * short) reads the same, a fresh page of the old holder's own.
  */
 TEST(aloop_mmap_sigbus)
 {
 	size_t len = BUFFER_FRAMES * FRAME_BYTES;
-	unsigned int *data, *status, *control, val;
+	unsigned int *data, *status, *control, *status2, *control2, val;
 	char path[64];
 	int card, fd, fresh;
 
@@ -293,6 +296,12 @@ TEST(aloop_mmap_sigbus)
 	control = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       SNDRV_PCM_MMAP_OFFSET_CONTROL_NEW);
 	ASSERT_NE(control, MAP_FAILED);
+	status2 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		       SNDRV_PCM_MMAP_OFFSET_STATUS_NEW);
+	ASSERT_NE(status2, MAP_FAILED);
+	control2 = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			SNDRV_PCM_MMAP_OFFSET_CONTROL_NEW);
+	ASSERT_NE(control2, MAP_FAILED);
 	EXPECT_FALSE(read_sigbus(data, &val));
 	EXPECT_FALSE(read_sigbus(status, &val));
 	EXPECT_EQ(val, SNDRV_PCM_STATE_PREPARED);
@@ -307,6 +316,12 @@ TEST(aloop_mmap_sigbus)
 	EXPECT_EQ(val, SNDRV_PCM_STATE_DISCONNECTED);
 	EXPECT_FALSE(read_sigbus(control, &val));
 	EXPECT_FALSE(write_sigbus(control, 0));
+	/* First touched now: before, SIGBUS (aplay, arecord died of it). */
+	EXPECT_FALSE(read_sigbus(status2, &val));
+	EXPECT_EQ(val, SNDRV_PCM_STATE_DISCONNECTED);
+	EXPECT_FALSE(write_sigbus(control2, 7));
+	EXPECT_FALSE(read_sigbus(control2, &val));
+	EXPECT_EQ(val, 7);
 	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
 		       SNDRV_PCM_MMAP_OFFSET_DATA), MAP_FAILED);
 	EXPECT_EQ(errno, ENXIO);
@@ -320,6 +335,8 @@ TEST(aloop_mmap_sigbus)
 	EXPECT_EQ(munmap(data, len), 0);
 	EXPECT_EQ(munmap(status, 4096), 0);
 	EXPECT_EQ(munmap(control, 4096), 0);
+	EXPECT_EQ(munmap(status2, 4096), 0);
+	EXPECT_EQ(munmap(control2, 4096), 0);
 	/* Nor does its unmapping: hw_params again, map, and free is refused. */
 	ASSERT_EQ(pcm_setup(fresh, SNDRV_PCM_ACCESS_MMAP_INTERLEAVED), 0);
 	data = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fresh,
