@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/revoke.h>
 #include <linux/types.h>
+#include <sound/core.h>
 
 struct snd_fasync;
 
@@ -16,20 +17,21 @@ struct snd_fasync;
 void snd_kill_fasync_sync(struct snd_fasync *fasync, int signal, int poll);
 
 /**
- * snd_revoke_transfer_error - the error of a PCM transfer a revoke stopped
- * @file: the file of the transfer
- * @err: what the transfer returned
+ * snd_revoke_pcm_error - the error of a PCM operation a revoke stopped
+ * @file: the file of the operation
+ * @err: what the operation returned
  *
- * The PCM ->revoke stops the stream as a disconnect does, so a transfer
- * asleep in it returns -EBADFD, ALSA's error for a disconnected stream:
- * report the revoke's -ENXIO instead, as every later call on the file
- * does.  A card's disconnect keeps its -EBADFD.
+ * The PCM ->revoke stops the stream as a disconnect does, so an operation
+ * in flight at the revoke (a transfer asleep in the stream, an ioctl that
+ * waited for a lock or for the card's power) finds it disconnected and
+ * returns -EBADFD, ALSA's error for a disconnected stream: report the
+ * revoke's -ENXIO instead, as every later call on the file does.  A card's
+ * disconnect keeps its -EBADFD.
  *
  * Context: Any context.
  * Return: @err, or -ENXIO.
  */
-static inline long snd_revoke_transfer_error(const struct file *file,
-					     long err)
+static inline long snd_revoke_pcm_error(const struct file *file, long err)
 {
 	if (err == -EBADFD && revoke_file_error(file) == -ENXIO)
 		return -ENXIO;
@@ -43,6 +45,8 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 void snd_revoke_unregister(unsigned int minor);
 int snd_revoke_open(unsigned int minor, struct inode *inode,
 		    struct file *file, const struct file_operations *fops);
+int snd_revoke_power_wait(struct snd_card *card, const struct file *file);
+void snd_revoke_power_wake(struct snd_card *card);
 #else
 static inline int snd_revoke_register(int type, unsigned int minor,
 				      dev_t devt,
@@ -62,6 +66,16 @@ static inline int snd_revoke_open(unsigned int minor, struct inode *inode,
 {
 	replace_fops(file, fops);
 	return fops->open ? fops->open(inode, file) : 0;
+}
+
+static inline int snd_revoke_power_wait(struct snd_card *card,
+					const struct file *file)
+{
+	return snd_power_wait(card);
+}
+
+static inline void snd_revoke_power_wake(struct snd_card *card)
+{
 }
 #endif
 

@@ -514,8 +514,30 @@ static const struct file_operations fo = {
 };
 
 // The PCM: stop the stream as a disconnect does, but only this one: a
-// linked stream of another node is stopped, not disconnected.
+// linked stream of another node is stopped, not disconnected.  A paused
+// stream is released first, as snd_pcm_drop() does, so that the driver
+// sees PAUSE_RELEASE and STOP before hw_free.
 @snd_pcm depends on patch && !snd_done@
+iterator name snd_pcm_group_for_each_entry;
+@@
+static int snd_pcm_pause_lock_irq(...) { ... }
++
++static void snd_pcm_revoke_stop(struct snd_pcm_substream *substream)
++{
++	/*
++	 * Stop a revoked file's stream for good, under the stream lock: what
++	 * a paused or running stream needs (PAUSE_RELEASE, STOP), and the
++	 * state alsa-lib reads from the status page the revoke leaves
++	 * mapped: DISCONNECTED.
++	 */
++	if (substream->runtime->state == SNDRV_PCM_STATE_PAUSED)
++		snd_pcm_pause(substream, false);
++	if (snd_pcm_running(substream))
++		snd_pcm_stop(substream, SNDRV_PCM_STATE_SETUP);
++	__snd_pcm_set_state(substream->runtime, SNDRV_PCM_STATE_DISCONNECTED);
++}
+
+@depends on snd_pcm@
 iterator name snd_pcm_group_for_each_entry;
 @@
 static int snd_pcm_release(...) { ... }
@@ -528,9 +550,7 @@ static int snd_pcm_release(...) { ... }
 +	struct snd_pcm_group *group;
 +
 +	snd_pcm_stream_lock_irq(substream);
-+	if (snd_pcm_running(substream))
-+		snd_pcm_stop(substream, SNDRV_PCM_STATE_SETUP);
-+	__snd_pcm_set_state(runtime, SNDRV_PCM_STATE_DISCONNECTED);
++	snd_pcm_revoke_stop(substream);
 +	wake_up(&runtime->tsleep);
 +	/* A drain of this stream may sleep on a linked stream's queue. */
 +	group = snd_pcm_stream_group_ref(substream);
@@ -540,6 +560,7 @@ static int snd_pcm_release(...) { ... }
 +	snd_pcm_group_unref(group, substream);
 +	snd_pcm_stream_unlock_irq(substream);
 +	snd_pcm_sync_stop(substream, false);
++	snd_revoke_power_wake(substream->pcm->card);
 +	snd_kill_fasync_sync(runtime->fasync, SIGIO, POLL_ERR);
 +	return 0;
 +}
@@ -593,7 +614,7 @@ fn(struct file *file, ...)
 {
 	<...
 	result = lib(es);
-+	result = snd_revoke_transfer_error(file, result);
++	result = snd_revoke_pcm_error(file, result);
 	...>
 }
 
@@ -607,20 +628,58 @@ fn(struct kiocb *iocb, ...)
 {
 	<...
 	result = lib(es);
-+	result = snd_revoke_transfer_error(iocb->ki_filp, result);
++	result = snd_revoke_pcm_error(iocb->ki_filp, result);
 	...>
 }
 
+// So does any ioctl in flight at the revoke: it may have waited for a lock
+// or for the card's power, then found the stream disconnected.
 @depends on snd_pcm@
 identifier file;
-identifier xfer =~ "^snd_pcm_xfer[in]_frames_ioctl$";
 expression list es;
+@@
+static long snd_pcm_ioctl(struct file *file, ...)
+{
+	<...
+-	return snd_pcm_common_ioctl(es);
++	return snd_revoke_pcm_error(file, snd_pcm_common_ioctl(es));
+	...>
+}
+
+@depends on patch@
+identifier file;
+expression list es;
+@@
+static long snd_pcm_ioctl_compat(struct file *file, ...)
+{
+	<...
+-	return snd_pcm_common_ioctl(es);
++	return snd_revoke_pcm_error(file, snd_pcm_common_ioctl(es));
+	...>
+}
+
+// A revoke ends a wait for the card's power (see snd_revoke_power_wait()).
+@depends on snd_pcm@
+identifier file;
+expression card;
 @@
 static int snd_pcm_common_ioctl(struct file *file, ...)
 {
 	<...
--	return xfer(es);
-+	return snd_revoke_transfer_error(file, xfer(es));
+-	snd_power_wait(card)
++	snd_revoke_power_wait(card, file)
+	...>
+}
+
+@depends on snd_pcm@
+identifier inode, file;
+expression card;
+@@
+static int snd_pcm_release(struct inode *inode, struct file *file)
+{
+	<...
+-	snd_power_wait(card)
++	snd_revoke_power_wait(card, file)
 	...>
 }
 
@@ -633,8 +692,13 @@ static int snd_pcm_release(struct inode *inode, struct file *file)
 {
 	...
 	scoped_guard(mutex, &pcm->open_mutex) {
-+		if (revoke_file_revoked(file))
++		if (revoke_file_revoked(file)) {
++			/* What an operation in flight at the revoke restarted. */
++			snd_pcm_stream_lock_irq(substream);
++			snd_pcm_revoke_stop(substream);
++			snd_pcm_stream_unlock_irq(substream);
 +			atomic_set(&substream->mmap_count, 0);
++		}
 		snd_pcm_release_substream(substream);
 		...
 	}

@@ -194,3 +194,49 @@ int snd_revoke_open(unsigned int minor, struct inode *inode,
 	replace_fops(file, fops);
 	return fops->open ? fops->open(inode, file) : 0;
 }
+
+/**
+ * snd_revoke_power_wait - snd_power_wait() that a revoke of @file ends
+ * @card: the card
+ * @file: the file whose operation waits
+ *
+ * An operation of a revocable node that waits for the card to leave a
+ * suspend must return when its file is revoked: the revoke waits for it.
+ * The node's ->revoke calls snd_revoke_power_wake().
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 when the card is powered, -ENODEV if it was disconnected, or
+ * the revoked file's error.
+ */
+int snd_revoke_power_wait(struct snd_card *card, const struct file *file)
+{
+#ifdef CONFIG_PM
+	snd_power_ref(card);
+	wait_event_cmd(card->power_sleep,
+		       card->shutdown || revoke_file_revoked(file) ||
+		       snd_power_get_state(card) == SNDRV_CTL_POWER_D0,
+		       snd_power_unref(card), snd_power_ref(card));
+	snd_power_unref(card);
+	if (card->shutdown)
+		return -ENODEV;
+#endif
+	return revoke_file_error(file);
+}
+EXPORT_SYMBOL_GPL(snd_revoke_power_wait);
+
+/**
+ * snd_revoke_power_wake - wake the power waits of a node's revoked files
+ * @card: the card
+ *
+ * For a node's ->revoke, whose file is revoked already: its operations
+ * asleep in snd_revoke_power_wait() return.
+ *
+ * Context: Any context.
+ */
+void snd_revoke_power_wake(struct snd_card *card)
+{
+#ifdef CONFIG_PM
+	wake_up_all(&card->power_sleep);
+#endif
+}
+EXPORT_SYMBOL_GPL(snd_revoke_power_wake);

@@ -2,27 +2,40 @@
 /*
  * KUnit suite of the ALSA revoke adapter (sound/core/revoke.c).
  *
- * A test card with a control node and two hwdep nodes: one whose backend
- * only has ioctl (revocable) and one whose backend reads (not revocable).
- * The nodes are opened by device number, as open(2) of /dev/snd/... does,
- * through snd_open().  The guest tests cover the PCM, rawmidi, timer and
- * sequencer nodes of real drivers.
+ * A test card with a control node, two hwdep nodes (one whose backend
+ * only has ioctl, revocable, and one whose backend reads, not revocable)
+ * and a capture PCM whose driver logs its trigger, hw_free and close
+ * calls.  The nodes are opened by device number, as open(2) of
+ * /dev/snd/... does, through snd_open().  The guest tests cover the PCM,
+ * rawmidi, timer and sequencer nodes of real drivers.
  */
 
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/revoke.h>
 #include <sound/control.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
+#include <sound/pcm.h>
+
+/* What the PCM driver saw, besides the SNDRV_PCM_TRIGGER_* commands. */
+enum { RK_HW_FREE = 100, RK_CLOSE };
+
+#define RK_LOG	16
+#define RK_PCM_STREAM(rk)	((rk)->pcm->streams[SNDRV_PCM_STREAM_CAPTURE])
 
 struct rk_card {
 	struct snd_card *card;
 	struct snd_hwdep *hw, *hw_read;
+	struct snd_pcm *pcm;
 	atomic_t opens, releases;
+	int log[RK_LOG];	/* the PCM driver's calls, in order */
+	atomic_t nlog;
 };
 
 static int rk_hw_open(struct snd_hwdep *hw, struct file *file)
@@ -53,6 +66,83 @@ static long rk_hw_read(struct snd_hwdep *hw, char __user *buf, long count,
 	return 0;
 }
 
+static void rk_log(struct rk_card *rk, int what)
+{
+	int i = atomic_fetch_inc(&rk->nlog);
+
+	if (i < RK_LOG)
+		rk->log[i] = what;
+}
+
+/* Where @what is in the PCM driver's log, or -1. */
+static int rk_logged(struct rk_card *rk, int what)
+{
+	int i;
+
+	for (i = 0; i < min(atomic_read(&rk->nlog), RK_LOG); i++)
+		if (rk->log[i] == what)
+			return i;
+	return -1;
+}
+
+static const struct snd_pcm_hardware rk_pcm_hw = {
+	.info = SNDRV_PCM_INFO_INTERLEAVED | SNDRV_PCM_INFO_PAUSE,
+	.formats = SNDRV_PCM_FMTBIT_S16_LE,
+	.rates = SNDRV_PCM_RATE_48000,
+	.rate_min = 48000,
+	.rate_max = 48000,
+	.channels_min = 2,
+	.channels_max = 2,
+	.buffer_bytes_max = 16384,
+	.period_bytes_min = 4096,
+	.period_bytes_max = 4096,
+	.periods_min = 4,
+	.periods_max = 4,
+};
+
+static int rk_pcm_open(struct snd_pcm_substream *substream)
+{
+	substream->runtime->hw = rk_pcm_hw;
+	return 0;
+}
+
+static int rk_pcm_close(struct snd_pcm_substream *substream)
+{
+	rk_log(snd_pcm_substream_chip(substream), RK_CLOSE);
+	return 0;
+}
+
+static int rk_pcm_hw_free(struct snd_pcm_substream *substream)
+{
+	rk_log(snd_pcm_substream_chip(substream), RK_HW_FREE);
+	return 0;
+}
+
+static int rk_pcm_prepare(struct snd_pcm_substream *substream)
+{
+	return 0;
+}
+
+static int rk_pcm_trigger(struct snd_pcm_substream *substream, int cmd)
+{
+	rk_log(snd_pcm_substream_chip(substream), cmd);
+	return 0;
+}
+
+static snd_pcm_uframes_t rk_pcm_pointer(struct snd_pcm_substream *substream)
+{
+	return 0;
+}
+
+static const struct snd_pcm_ops rk_pcm_ops = {
+	.open = rk_pcm_open,
+	.close = rk_pcm_close,
+	.hw_free = rk_pcm_hw_free,
+	.prepare = rk_pcm_prepare,
+	.trigger = rk_pcm_trigger,
+	.pointer = rk_pcm_pointer,
+};
+
 static struct rk_card *rk_card_new(struct kunit *test)
 {
 	struct rk_card *rk = kunit_kzalloc(test, sizeof(*rk), GFP_KERNEL);
@@ -73,6 +163,13 @@ static struct rk_card *rk_card_new(struct kunit *test)
 					    &rk->hw_read), 0);
 	rk->hw_read->private_data = rk;
 	rk->hw_read->ops.read = rk_hw_read;
+	/* Capture: a playback stream would not start with an empty buffer. */
+	KUNIT_ASSERT_EQ(test, snd_pcm_new(rk->card, "kunit-pcm", 0, 0, 1,
+					  &rk->pcm), 0);
+	rk->pcm->private_data = rk;
+	snd_pcm_set_ops(rk->pcm, SNDRV_PCM_STREAM_CAPTURE, &rk_pcm_ops);
+	snd_pcm_set_managed_buffer_all(rk->pcm, SNDRV_DMA_TYPE_VMALLOC, NULL,
+				       0, 0);
 	KUNIT_ASSERT_EQ(test, snd_card_register(rk->card), 0);
 	return rk;
 }
@@ -201,11 +298,199 @@ static void snd_revoke_test_card_disconnect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 2);
 }
 
+/* The PCM's node, opened and set up (hw_params chooses the only setup). */
+static struct file *rk_pcm_open_setup(struct kunit *test, struct rk_card *rk,
+				      struct snd_pcm_substream **substream)
+{
+	struct snd_pcm_hw_params *params;
+	struct file *file;
+	int err;
+
+	file = rk_open(test, RK_PCM_STREAM(rk).dev->devt, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	*substream = RK_PCM_STREAM(rk).substream;
+	params = kunit_kzalloc(test, sizeof(*params), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, params);
+	_snd_pcm_hw_params_any(params);
+	KUNIT_ASSERT_EQ(test, snd_pcm_kernel_ioctl(*substream,
+						   SNDRV_PCM_IOCTL_HW_PARAMS,
+						   params), 0);
+	return file;
+}
+
+/*
+ * A paused stream: the driver must see PAUSE_RELEASE and STOP before
+ * hw_free, as snd_pcm_drop() does at a close; the revoke used to leave
+ * the hardware paused, then freed its buffer.
+ */
+static void snd_revoke_test_pcm_paused(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct snd_pcm_substream *substream;
+	struct file *file;
+	int stop, hw_free;
+
+	file = rk_pcm_open_setup(test, rk, &substream);
+	KUNIT_ASSERT_EQ(test, snd_pcm_kernel_ioctl(substream,
+						   SNDRV_PCM_IOCTL_PREPARE,
+						   NULL), 0);
+	KUNIT_ASSERT_EQ(test, snd_pcm_kernel_ioctl(substream,
+						   SNDRV_PCM_IOCTL_START,
+						   NULL), 0);
+	KUNIT_ASSERT_EQ(test, rk_ioctl(file, SNDRV_PCM_IOCTL_PAUSE,
+				       (void *)1), 0);
+	KUNIT_ASSERT_EQ(test, (__force int)substream->runtime->state,
+			(__force int)SNDRV_PCM_STATE_PAUSED);
+
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(RK_PCM_STREAM(rk).dev->devt), 0);
+	stop = rk_logged(rk, SNDRV_PCM_TRIGGER_STOP);
+	hw_free = rk_logged(rk, RK_HW_FREE);
+	KUNIT_EXPECT_GE(test, rk_logged(rk, SNDRV_PCM_TRIGGER_PAUSE_RELEASE),
+			0);
+	KUNIT_EXPECT_GE_MSG(test, stop, 0, "the paused stream was never stopped");
+	KUNIT_EXPECT_LT(test, stop, hw_free);
+	KUNIT_EXPECT_GE(test, rk_logged(rk, RK_CLOSE), 0);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
+struct rk_op {
+	struct file *file;
+	dev_t devt;
+	unsigned int cmd;
+	long ret;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int rk_op_fn(void *data)
+{
+	struct rk_op *op = data;
+
+	op->ret = rk_ioctl(op->file, op->cmd, NULL);
+	/* All: a test may wait with a timeout first, then in rk_op_end(). */
+	complete_all(&op->done);
+	return 0;
+}
+
+static int rk_revoke_fn(void *data)
+{
+	struct rk_op *op = data;
+
+	op->ret = revoke_chrdev(op->devt);
+	complete_all(&op->done);
+	return 0;
+}
+
+static void rk_op_start(struct kunit *test, struct rk_op *op,
+			int (*fn)(void *), struct file *file, unsigned int cmd)
+{
+	op->file = file;
+	op->devt = file_inode(file)->i_rdev;
+	op->cmd = cmd;
+	init_completion(&op->done);
+	op->task = kthread_create(fn, op, "kunit-snd-revoke");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(op->task));
+	/* rk_op_sleeping() looks at it, also once it ended. */
+	get_task_struct(op->task);
+	wake_up_process(op->task);
+}
+
+static void rk_op_end(struct rk_op *op)
+{
+	wait_for_completion(&op->done);
+	put_task_struct(op->task);
+}
+
+/* Wait, at most 2 s, for @op to sleep uninterruptibly (a lock, a wait). */
+static bool rk_op_sleeping(struct rk_op *op)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (READ_ONCE(op->task->__state) == TASK_UNINTERRUPTIBLE)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/*
+ * An ioctl that waits for the card to resume: the revoke must wake it and
+ * it must answer the revoke's -ENXIO; the revoke used to wait for as long
+ * as the card stayed suspended.  If it still does after 3 s, the card is
+ * resumed to end the test.
+ */
+static void snd_revoke_test_pcm_power_wait(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct snd_pcm_substream *substream;
+	struct rk_op op, rev;
+	struct file *file;
+
+	file = rk_pcm_open_setup(test, rk, &substream);
+	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D3hot);
+	rk_op_start(test, &op, rk_op_fn, file, SNDRV_PCM_IOCTL_PREPARE);
+	KUNIT_EXPECT_TRUE(test, rk_op_sleeping(&op));
+	KUNIT_EXPECT_FALSE(test, completion_done(&op.done));
+
+	rk_op_start(test, &rev, rk_revoke_fn, file, 0);
+	if (!wait_for_completion_timeout(&rev.done, 3 * HZ)) {
+		KUNIT_FAIL(test, "the revoke waits for the card's power");
+		snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
+	}
+	rk_op_end(&rev);
+	rk_op_end(&op);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	KUNIT_EXPECT_EQ(test, op.ret, -ENXIO);
+	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
+/*
+ * An ioctl in flight at the revoke, waiting for a lock, then finding the
+ * stream stopped: it answers the revoke's -ENXIO, not ALSA's -EBADFD for
+ * a disconnected stream.
+ */
+static void snd_revoke_test_pcm_ioctl_in_flight(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct snd_pcm_substream *substream;
+	struct rk_op op, rev;
+	struct file *file;
+	int i;
+
+	file = rk_pcm_open_setup(test, rk, &substream);
+	mutex_lock(&substream->runtime->buffer_mutex);
+	rk_op_start(test, &op, rk_op_fn, file, SNDRV_PCM_IOCTL_PREPARE);
+	KUNIT_EXPECT_TRUE(test, rk_op_sleeping(&op));
+
+	rk_op_start(test, &rev, rk_revoke_fn, file, 0);
+	for (i = 0; i < 100 && !revoke_file_revoked(file); i++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, revoke_file_revoked(file));
+	/* The revoke waits for the ioctl, which waits for the lock. */
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&rev.done));
+	mutex_unlock(&substream->runtime->buffer_mutex);
+
+	rk_op_end(&op);
+	rk_op_end(&rev);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	KUNIT_EXPECT_EQ(test, op.ret, -ENXIO);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
 	KUNIT_CASE(snd_revoke_test_one_node),
 	KUNIT_CASE(snd_revoke_test_card_disconnect),
+	KUNIT_CASE(snd_revoke_test_pcm_paused),
+	KUNIT_CASE(snd_revoke_test_pcm_power_wait),
+	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
 	{}
 };
 
