@@ -5,7 +5,9 @@
 Each program runs between "GUEST-TEST-BEGIN name" and "GUEST-TEST-END name
 rc=N" and prints TAP through kselftest_harness.h.  Every test case counts;
 a skipped case counts as failed (nothing in this guest should skip), and so
-does a program that crashed or exited non-zero without saying why."""
+does a program that crashed or exited non-zero without saying why.  An
+expected failure ("ok N name # XFAIL reason": a known bug, named in the
+test) is listed, and counted neither passed nor failed."""
 
 import re
 import sys
@@ -16,7 +18,7 @@ CASE = re.compile(r'^(not ok|ok) \d+ (.*)$')
 
 
 def main():
-    passed = failed = 0
+    passed = failed = xfailed = 0
     current = None
     cases = []
     with open(sys.argv[1], errors='replace') as f:
@@ -35,21 +37,28 @@ def main():
             # "ok 3 name # SKIP reason" is a skip, not a pass.
             if ok and re.search(r'#\s*SKIP', text, re.I):
                 ok = False
+            if ok and re.search(r'#\s*XFAIL', text, re.I):
+                ok = None
             cases.append((ok, text))
             continue
         m = END.match(line)
         if m and m.group(1) == current:
             rc = int(m.group(2))
             p = sum(1 for ok, _ in cases if ok)
-            fl = [t for ok, t in cases if not ok]
+            xf = [t for ok, t in cases if ok is None]
+            fl = [t for ok, t in cases if ok is False]
             if not cases or (rc != 0 and not fl):
                 fl.append(f'{current} exited with status {rc}')
             passed += p
             failed += len(fl)
+            xfailed += len(xf)
             status = 'PASS' if not fl else 'FAIL'
-            print(f'  {status} {current}: {p} passed, {len(fl)} failed')
+            print(f'  {status} {current}: {p} passed, {len(fl)} failed'
+                  + (f', {len(xf)} known failures' if xf else ''))
             for t in fl:
                 print(f'       not ok: {t}')
+            for t in xf:
+                print(f'       known failure: {t}')
             current = None
     if current is not None:
         print(f'  FAIL {current}: did not finish')
