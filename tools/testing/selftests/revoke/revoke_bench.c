@@ -76,33 +76,8 @@ static void compare(const char *what, int op, long n)
 	       what, mg, mu, mg / mu);
 }
 
-/* ns for one revokeat() while @nfiles files of the node are open. */
-static double revoke_cost(int nfiles)
-{
-	double v[ROUNDS];
-	int *fds = malloc(sizeof(int) * nfiles);
-	int r, i;
-
-	for (r = 0; r < ROUNDS; r++) {
-		double t0;
-
-		for (i = 0; i < nfiles; i++)
-			fds[i] = open_node(RT_NODE);
-		t0 = now_sec();
-		if (sys_revokeat(AT_FDCWD, RT_NODE, 0)) {
-			perror("revokeat");
-			exit(5);
-		}
-		v[r] = (now_sec() - t0) * 1e9;
-		for (i = 0; i < nfiles; i++)
-			close(fds[i]);
-	}
-	free(fds);
-	return median(v, ROUNDS);
-}
-
 /* ns for one revokeat() of @node while @nfiles files of it are open. */
-static double node_revoke_cost(const char *node, int nfiles)
+static double revoke_cost(const char *node, int nfiles)
 {
 	double v[ROUNDS];
 	int *fds = malloc(sizeof(int) * nfiles);
@@ -111,17 +86,12 @@ static double node_revoke_cost(const char *node, int nfiles)
 	for (r = 0; r < ROUNDS; r++) {
 		double t0;
 
-		for (i = 0; i < nfiles; i++) {
-			fds[i] = open(node, O_RDONLY | O_NONBLOCK);
-			if (fds[i] < 0) {
-				perror(node);
-				exit(6);
-			}
-		}
+		for (i = 0; i < nfiles; i++)
+			fds[i] = open_node(node);
 		t0 = now_sec();
 		if (sys_revokeat(AT_FDCWD, node, 0)) {
 			perror("revokeat");
-			exit(7);
+			exit(5);
 		}
 		v[r] = (now_sec() - t0) * 1e9;
 		for (i = 0; i < nfiles; i++)
@@ -138,7 +108,7 @@ static void node_revoke_costs(const char *what, const char *node)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		c[i] = node_revoke_cost(node, n[i]);
+		c[i] = revoke_cost(node, n[i]);
 	for (i = 0; i < 3; i++)
 		printf("BENCH revokeat %-8s %3d files %10.0f ns  (%.2f x 1 file)\n",
 		       what, n[i], c[i], c[i] / c[0]);
@@ -164,9 +134,9 @@ int main(void)
 	compare("ioctl(NOP)", 1, 100000);
 	compare("open+close", 2, 20000);
 
-	c1 = revoke_cost(1);
-	c100 = revoke_cost(100);
-	c10k = revoke_cost(10000);
+	c1 = revoke_cost(RT_NODE, 1);
+	c100 = revoke_cost(RT_NODE, 100);
+	c10k = revoke_cost(RT_NODE, 10000);
 	printf("BENCH revokeat 1 file          %10.0f ns\n", c1);
 	printf("BENCH revokeat 100 files       %10.0f ns  (%.0f ns/file over 1)\n",
 	       c100, (c100 - c1) / 99);
@@ -182,7 +152,7 @@ int main(void)
 			return 1;
 		}
 	}
-	c1busy = revoke_cost(1);
+	c1busy = revoke_cost(RT_NODE, 1);
 	printf("BENCH revokeat 1 file, 100000 unrelated open %10.0f ns  ratio %.4f\n",
 	       c1busy, c1busy / c1);
 	for (i = 0; i < 100000; i++)
