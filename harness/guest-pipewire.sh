@@ -10,7 +10,7 @@
 dev=$1
 wav=$2
 name=pipewire-$$
-export PIPEWIRE_RUNTIME_DIR=/tmp/pipewire PIPEWIRE_REMOTE=$name
+export PIPEWIRE_RUNTIME_DIR=/tmp/pipewire-$(id -u) PIPEWIRE_REMOTE=$name
 mkdir -p "$PIPEWIRE_RUNTIME_DIR"
 conf=$PIPEWIRE_RUNTIME_DIR/$name.conf
 cat >"$conf" <<EOF

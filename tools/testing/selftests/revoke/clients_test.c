@@ -7,9 +7,13 @@
  * their device (the sound cards unbound from their drivers, the uinput
  * device destroyed), which they have always had to survive.
  *
- * All clients run at once; the nodes are revoked (or the devices
- * unplugged) and the clients are watched for 5 s: they exit with a
- * status, die of a signal, or keep running, idle or spinning.  A revoke
+ * All clients run at once, as the old session's user, who owns the
+ * nodes.  At the seat switch the nodes are taken away as a session
+ * manager does it: chowned to root first (so no old client can open them
+ * again), then revoked, then given to the new session's user, whose new
+ * instances follow.  Or the devices are unplugged.  The old clients are
+ * watched for 5 s: they exit with a status, die of a signal, or keep
+ * running, idle or spinning.  A revoke
  * must do no worse than the unplug: a client that dies or spins after the
  * revoke fails unless it does the same after the unplug (a bug of the
  * client).  After each, a new instance of every client must work: at once
@@ -21,6 +25,7 @@
  */
 
 #include <dirent.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
@@ -32,9 +37,16 @@
 
 #define WATCH_MS	5000	/* how long a client is watched */
 #define IDLE_CPU	0.2	/* CPU seconds in WATCH_MS that are "idle" */
-#define START_MS	20000	/* for a client to open its device, under TCG */
+/*
+ * For a client to open its device and play, under TCG: PipeWire takes
+ * 10-20 s, and the new instances after the revoke start while aseqdump
+ * and amixer spin (their bugs) on both CPUs.
+ */
+#define START_MS	40000
 #define LOGDIR		"/tmp/clients"
 #define WAV		LOGDIR "/silence.wav"	/* 30 s for pw-cat */
+#define OLD_UID		1000	/* the session whose seat is taken away */
+#define NEW_UID		1001	/* the session that gets the seat */
 
 enum dev { DUMMY, ALOOP, VIRMIDI, SEQ, INPUT, NR_DEVS };
 
@@ -246,6 +258,35 @@ static int find_seq_port(void)
 	return 0;
 }
 
+/*
+ * Give the seat's nodes to @uid, as logind's uaccess does: every node
+ * under /dev/snd (the global sequencer and timer too) and the keyboard.
+ * Root (0) is what a session manager leaves them to between two sessions.
+ */
+static int grant(uid_t uid)
+{
+	char path[300];
+	struct dirent *de;
+	int ret = 0;
+	DIR *dir;
+
+	dir = opendir("/dev/snd");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "by-path"))
+			continue;
+		snprintf(path, sizeof(path), "/dev/snd/%s", de->d_name);
+		ret |= chown(path, uid, uid) | chmod(path, 0600);
+	}
+	closedir(dir);
+	if (kbd_alive)
+		ret |= chown(kbd.event, uid, uid) | chmod(kbd.event, 0600);
+	if (ret)
+		ksft_print_msg("cannot give the nodes to %u\n", uid);
+	return ret ? -1 : 0;
+}
+
 /* The path of @h: -1 if its device is not there. */
 static int hold_path(const struct hold *h, char *buf, size_t len)
 {
@@ -310,11 +351,11 @@ static void log_path(char *buf, size_t len, struct client *c,
 		 fresh ? ".new" : "");
 }
 
-/* Start @c, its output to its log. */
-static pid_t spawn(struct client *c, enum scenario s, bool fresh)
+/* Start @c as @uid, its output to its log. */
+static pid_t spawn(struct client *c, enum scenario s, bool fresh, uid_t uid)
 {
 	static char * const envp[] = {
-		"PATH=/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/root", NULL,
+		"PATH=/usr/bin:/usr/sbin:/bin:/sbin", "HOME=/tmp", NULL,
 	};
 	char *argv[20], log[96];
 	pid_t pid;
@@ -340,6 +381,10 @@ static pid_t spawn(struct client *c, enum scenario s, bool fresh)
 	dup2(fd, 2);
 	fd = open("/dev/null", O_RDONLY);
 	dup2(fd, 0);
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
+		printf("cannot become %u: %s\n", uid, strerror(errno));
+		_exit(126);
+	}
 	execve(argv[0], argv, envp);
 	_exit(127);
 }
@@ -586,7 +631,7 @@ static void new_instances(enum scenario s)
 	unsigned int i, k;
 
 	for (i = 0; i < NR_CLIENTS; i++)
-		pids[i] = spawn(&clients[i], s, true);
+		pids[i] = spawn(&clients[i], s, true, NEW_UID);
 	wait_started(pids, ok);
 	/* A second more: still holding the device and playing. */
 	for (k = 0; k < 20; k++) {
@@ -638,7 +683,7 @@ static void start_all(enum scenario s, double *cpu0)
 	char state;
 
 	for (i = 0; i < NR_CLIENTS; i++) {
-		clients[i].pid = spawn(&clients[i], s, false);
+		clients[i].pid = spawn(&clients[i], s, false, OLD_UID);
 		pids[i] = clients[i].pid;
 	}
 	wait_started(pids, ok);
@@ -667,7 +712,10 @@ static void save_notes(enum scenario s)
 			  sizeof(clients[i].out[s].note));
 }
 
-/* A: revokeat() of every node the clients hold. */
+/*
+ * A: the seat switch.  The old user loses access to the nodes, every node
+ * the clients hold is revoked, and the nodes go to the new user.
+ */
 static int scenario_revoke(void)
 {
 	double cpu0[NR_CLIENTS];
@@ -675,7 +723,9 @@ static int scenario_revoke(void)
 	int n = 0, i, j, failed = 0;
 	unsigned int k;
 
+	failed += !!grant(OLD_UID);
 	start_all(REVOKE, cpu0);
+	failed += !!grant(0);
 	for (k = 0; k < NR_CLIENTS; k++) {
 		const struct hold *h;
 
@@ -697,6 +747,7 @@ static int scenario_revoke(void)
 			failed++;
 		}
 	}
+	failed += !!grant(NEW_UID);
 	watch(REVOKE, cpu0);
 	save_notes(REVOKE);
 	/* At once, with the old instances still there. */
@@ -716,6 +767,7 @@ static int scenario_unplug(void)
 	int d, failed = 0;
 	unsigned int k;
 
+	failed += !!grant(OLD_UID);
 	start_all(UNPLUG, cpu0);
 	/* The unbind waits for the cards' files to be closed. */
 	for (d = DUMMY; d <= VIRMIDI; d++) {
@@ -751,6 +803,7 @@ static int scenario_unplug(void)
 		ksft_print_msg("no keyboard or sequencer port after the unplug\n");
 		failed++;
 	}
+	failed += !!grant(NEW_UID);
 	new_instances(UNPLUG);
 	return failed;
 }
