@@ -17,7 +17,10 @@
  *
  * For the race tests, a one-shot pause can be armed at a point of a method
  * (REVOKE_TEST_IOC_HOOK): the method wakes the task waiting for it and
- * sleeps there, so that a revoke runs exactly then.  Modes make ->open and
+ * sleeps there, so that a revoke runs exactly then.  A page of each
+ * file's own, mapped at REVOKE_TEST_KEEP_PGOFF, is kept mapped by the
+ * revoke (revoke_object_keep_mapped()) and then reads "revoked", as ALSA's
+ * PCM status page reads DISCONNECTED.  Modes make ->open and
  * ->mmap behave as some drivers do (REVOKE_TEST_IOC_MODE): move the file's
  * address_space, move a mapping to another file, or map a page of the
  * file's own that ->release frees.
@@ -58,6 +61,7 @@ struct rt_file {
 	bool source;
 	atomic_t running;		/* methods of this file running */
 	struct page *page;		/* REVOKE_TEST_MODE_PREFAULT */
+	struct page *keep;		/* at REVOKE_TEST_KEEP_PGOFF, or NULL */
 };
 
 #define RT_MAP_ORDER	get_order(REVOKE_TEST_MAP_PAGES * PAGE_SIZE)
@@ -192,6 +196,9 @@ static int rt_release(struct inode *inode, struct file *file)
 	atomic_inc(&rdev->releases);
 	if (rtf->page)
 		__free_page(rtf->page);
+	/* Its mappings hold references of their own. */
+	if (rtf->keep)
+		put_page(rtf->keep);
 	kfree(rtf);
 	return 0;
 }
@@ -202,7 +209,12 @@ static int rt_revoke(struct file *file)
 	struct rt_file *rtf = file->private_data;
 	struct rt_dev *rdev = rtf->rdev;
 
+	struct page *keep = READ_ONCE(rtf->keep);
+
 	atomic_inc(&rdev->revokes);
+	/* What the kept page shows from now on. */
+	if (keep)
+		WRITE_ONCE(*(u32 *)page_address(keep), REVOKE_TEST_KEEP_REVOKED);
 	wake_up_all(&rdev->wait);
 	kill_fasync(&rdev->fasync, SIGIO, POLL_HUP);
 	return 0;
@@ -380,9 +392,16 @@ static vm_fault_t rt_vm_fault(struct vm_fault *vmf)
 {
 	struct rt_dev *rdev = vmf->vma->vm_private_data;
 
-	if (vmf->pgoff >= REVOKE_TEST_MAP_PAGES)
+	if (vmf->pgoff == REVOKE_TEST_KEEP_PGOFF) {
+		struct rt_file *rtf = vmf->vma->vm_file->private_data;
+
+		/* Set by ->mmap, which only maps it for a file of ours. */
+		vmf->page = rtf->keep;
+	} else if (vmf->pgoff < REVOKE_TEST_MAP_PAGES) {
+		vmf->page = rdev->pages[vmf->pgoff];
+	} else {
 		return VM_FAULT_SIGBUS;
-	vmf->page = rdev->pages[vmf->pgoff];
+	}
 	get_page(vmf->page);
 	/* The page is not mapped yet: finish_fault() does that later. */
 	rt_pause(REVOKE_TEST_HOOK_FAULT);
@@ -436,19 +455,51 @@ static const struct vm_operations_struct rt_vm_ops_other = {
 	.fault = rt_vm_fault,
 };
 
+/* The file's kept page, on its first mapping; racing ->mmap()s agree. */
+static int rt_keep_alloc(struct rt_file *rtf)
+{
+	struct page *page;
+
+	if (READ_ONCE(rtf->keep))
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	*(u32 *)page_address(page) = REVOKE_TEST_KEEP_LIVE;
+	/* Publishes the page's contents to rt_revoke() and the fault. */
+	if (cmpxchg_release(&rtf->keep, NULL, page))
+		__free_page(page);
+	return 0;
+}
+
+/* A page of a revoked file's mapping first touched after the revoke. */
+static void rt_keep_fill(void *page, pgoff_t pgoff)
+{
+	*(u32 *)page = REVOKE_TEST_KEEP_REVOKED;
+}
+
 static int rt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct rt_file *rtf = rt_get(file);
 	u32 mode = READ_ONCE(rt_hook.mode);
+	bool keep = vma->vm_pgoff == REVOKE_TEST_KEEP_PGOFF &&
+		    vma_pages(vma) == 1;
 	int ret = -EINVAL;
 
-	if (vma->vm_pgoff >= REVOKE_TEST_MAP_PAGES ||
-	    vma_pages(vma) > REVOKE_TEST_MAP_PAGES - vma->vm_pgoff)
+	if (keep) {
+		/* The file's own page: the modes do not apply to it. */
+		mode = 0;
+		ret = rt_keep_alloc(rtf);
+		if (ret)
+			goto out;
+	} else if (vma->vm_pgoff >= REVOKE_TEST_MAP_PAGES ||
+		   vma_pages(vma) > REVOKE_TEST_MAP_PAGES - vma->vm_pgoff) {
 		goto out;
+	}
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &rt_vm_ops;
 	vma->vm_private_data = rtf->rdev;
-	if (rtf->page) {
+	if (rtf->page && !keep) {
 		/* As a driver mapping its buffer with remap_pfn_range(). */
 		ret = remap_pfn_range(vma, vma->vm_start,
 				      page_to_pfn(rtf->page), PAGE_SIZE,
@@ -551,6 +602,11 @@ static int __init rt_init(void)
 		ret = cdev_add(&rt_devs[i].cdev, rt_devt + i, 1);
 		if (ret)
 			goto err;
+		/* Before the node exists: no file is open yet. */
+		if (rt_devs[i].cdev.revoke)
+			revoke_object_keep_mapped(rt_devs[i].cdev.revoke,
+						  REVOKE_TEST_KEEP_PGOFF, 1,
+						  rt_keep_fill);
 		dev = device_create(&rt_class, NULL, rt_devt + i, NULL, "%s",
 				    rt_names[i]);
 		if (IS_ERR(dev)) {

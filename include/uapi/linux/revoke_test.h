@@ -50,6 +50,16 @@ struct revoke_test_hook {
 #define REVOKE_TEST_FIFO_SIZE	4096
 #define REVOKE_TEST_MAP_PAGES	2
 
+/*
+ * A one-page mapping at this page offset maps a page of the file's own,
+ * which the revoke keeps mapped (as ALSA's PCM status page): its first
+ * word reads REVOKE_TEST_KEEP_LIVE, and REVOKE_TEST_KEEP_REVOKED once the
+ * file is revoked, also if first touched after the revoke.
+ */
+#define REVOKE_TEST_KEEP_PGOFF		REVOKE_TEST_MAP_PAGES
+#define REVOKE_TEST_KEEP_LIVE		0x4c495645	/* "LIVE" */
+#define REVOKE_TEST_KEEP_REVOKED	0x52564b44	/* "RVKD" */
+
 /* Do nothing (benchmarks). */
 #define REVOKE_TEST_IOC_NOP	_IO('R', 0x00)
 /* Make read() of this file return zeros at once, without the FIFO. */

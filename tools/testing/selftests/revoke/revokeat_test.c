@@ -761,6 +761,57 @@ TEST(g5_mapping_outlives_descriptor)
 	munmap(map, 4096);
 }
 
+/*
+ * A page of the file's own that its driver keeps mapped after the revoke
+ * (revoke_object_keep_mapped(), as ALSA's PCM status page): touched
+ * before, it stays and reads what ->revoke left in it; first touched
+ * after, it is a fresh page reading the same.  The device's pages go, and
+ * the next opener gets a page of its own.
+ */
+TEST(g5_kept_page_reads_revoked)
+{
+	unsigned int *touched, *late, *data, *next_map;
+	unsigned int val = 0;
+	int fd, next;
+	const off_t keep = REVOKE_TEST_KEEP_PGOFF * 4096;
+
+	fd = open(RT_NODE, O_RDWR);
+	ASSERT_GE(fd, 0);
+	touched = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, keep);
+	ASSERT_NE(touched, MAP_FAILED);
+	late = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, keep);
+	ASSERT_NE(late, MAP_FAILED);
+	data = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(data, MAP_FAILED);
+	EXPECT_FALSE(read_sigbus(touched, &val));
+	EXPECT_EQ(val, REVOKE_TEST_KEEP_LIVE);
+	EXPECT_FALSE(read_sigbus(data, &val));
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, RT_NODE, 0), 0);
+	val = 0;
+	EXPECT_FALSE(read_sigbus(touched, &val));
+	EXPECT_EQ(val, REVOKE_TEST_KEEP_REVOKED);
+	/* The old file's page, freed by nobody: writable as before. */
+	EXPECT_FALSE(write_sigbus(touched + 1, 1));
+	val = 0;
+	EXPECT_FALSE(read_sigbus(late, &val));
+	EXPECT_EQ(val, REVOKE_TEST_KEEP_REVOKED);
+	EXPECT_TRUE(read_sigbus(data, &val));
+
+	next = open(RT_NODE, O_RDWR);
+	ASSERT_GE(next, 0);
+	next_map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, next, keep);
+	ASSERT_NE(next_map, MAP_FAILED);
+	EXPECT_EQ(next_map[0], REVOKE_TEST_KEEP_LIVE);
+	EXPECT_EQ(next_map[1], 0);
+	munmap(next_map, 4096);
+	munmap(data, 4096);
+	munmap(late, 4096);
+	munmap(touched, 4096);
+	close(next);
+	close(fd);
+}
+
 /* ---- guarantee 6: private mappings -------------------------------------- */
 
 TEST(g6_private_mapping_refused)
