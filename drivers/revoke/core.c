@@ -870,7 +870,10 @@ static bool revoke_vma_kept(const struct revoke_object *obj,
  * filled as the driver says a revoked file's page reads.  Nothing of the
  * device nor of the next opener is in it.  vm_insert_page(), since the
  * file is revoked and finish_fault() would refuse the page; the vma is
- * VM_MIXEDMAP since its ->mmap (revoke_fop_mmap()).
+ * VM_MIXEDMAP since its ->mmap (revoke_fop_mmap()).  A fault that got the
+ * driver's page before the revoke and reaches finish_fault() after the
+ * mark ends here too: finish_fault() answers a revoked device file with
+ * VM_FAULT_NOPAGE, and the refault comes here.
  */
 static vm_fault_t revoke_vm_fault_kept(struct revoke_file *rf,
 				       struct vm_fault *vmf)

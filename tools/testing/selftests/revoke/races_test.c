@@ -180,6 +180,34 @@ TEST(fault_being_finished_maps_nothing)
 }
 
 /*
+ * The same race on a page the revoke keeps mapped (as ALSA's PCM status
+ * page, which alsa-lib may first touch while a revoke runs): the fault
+ * must not end in SIGBUS, and the page reads as revoked.
+ */
+TEST(kept_fault_being_finished_reads_revoked)
+{
+	unsigned int val = 0;
+	int report[2], fd;
+	unsigned int *p;
+	pid_t pid;
+
+	fd = open(RT_NODE, O_RDWR);
+	ASSERT_GE(fd, 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		 REVOKE_TEST_KEEP_PGOFF * 4096);
+	ASSERT_NE(p, MAP_FAILED);
+	pid = start_revoker(report, REVOKE_TEST_HOOK_FAULT, 200);
+	ASSERT_GT(pid, 0);
+
+	/* Paused in ->fault with the page; the revoke marks meanwhile. */
+	EXPECT_FALSE(read_sigbus(p, &val));
+	ASSERT_EQ(revoker_result(report, pid), 0);
+	EXPECT_EQ(val, REVOKE_TEST_KEEP_REVOKED);
+	munmap(p, 4096);
+	close(fd);
+}
+
+/*
  * A revoke while __fput() of the last reference is inside the driver's
  * ->fasync(-1): the file has no reference left for the revoke to hold,
  * but its release must still wait for that call to return.
