@@ -417,9 +417,11 @@ static bool rk_op_sleeping(struct rk_op *op)
 
 /*
  * An ioctl that waits for the card to resume: the revoke must wake it and
- * it must answer the revoke's -ENXIO; the revoke used to wait for as long
- * as the card stayed suspended.  If it still does after 3 s, the card is
- * resumed to end the test.
+ * it must answer the revoke's -ENXIO (the revoke used to wait for it as
+ * long as the card stayed suspended).  The early release, though, touches
+ * the hardware (hw_free, close): it waits for the card's power as every
+ * close does, and the revoke completes once the card is resumed (it used
+ * to release the stream of a suspended card).
  */
 static void snd_revoke_test_pcm_power_wait(struct kunit *test)
 {
@@ -427,6 +429,7 @@ static void snd_revoke_test_pcm_power_wait(struct kunit *test)
 	struct snd_pcm_substream *substream;
 	struct rk_op op, rev;
 	struct file *file;
+	int i;
 
 	file = rk_pcm_open_setup(test, rk, &substream);
 	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D3hot);
@@ -435,15 +438,22 @@ static void snd_revoke_test_pcm_power_wait(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&op.done));
 
 	rk_op_start(test, &rev, rk_revoke_fn, file, 0);
-	if (!wait_for_completion_timeout(&rev.done, 3 * HZ)) {
-		KUNIT_FAIL(test, "the revoke waits for the card's power");
-		snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
-	}
+	if (!wait_for_completion_timeout(&op.done, 3 * HZ))
+		KUNIT_FAIL(test, "the ioctl waits for the card's power");
+	for (i = 0; i < 50 && !completion_done(&rev.done); i++)
+		msleep(20);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&rev.done),
+			       "the stream was released while suspended");
+	KUNIT_EXPECT_EQ(test, rk_logged(rk, RK_HW_FREE), -1);
+	KUNIT_EXPECT_EQ(test, rk_logged(rk, RK_CLOSE), -1);
+
+	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
 	rk_op_end(&rev);
 	rk_op_end(&op);
 	KUNIT_EXPECT_EQ(test, rev.ret, 0);
 	KUNIT_EXPECT_EQ(test, op.ret, -ENXIO);
-	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
+	KUNIT_EXPECT_GE(test, rk_logged(rk, RK_HW_FREE), 0);
+	KUNIT_EXPECT_GE(test, rk_logged(rk, RK_CLOSE), 0);
 	fput(file);
 	snd_card_free(rk->card);
 }
