@@ -10,6 +10,13 @@ PKGS="patch linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl
       libspa-0.2-modules"
 
 stage "deps: Debian packages"
+# The guest is x86_64 and the clients are Debian 12's own binaries.
+[ "$(uname -m)" = x86_64 ] ||
+	die "this host is $(uname -m): the project builds and boots an x86_64 guest on an x86_64 host"
+command -v dpkg-query >/dev/null && command -v apt-get >/dev/null ||
+	die "not a Debian host: the packages (linux-source-6.12, the clients) come from Debian 12's archive"
+grep -q '^12' /etc/debian_version 2>/dev/null ||
+	info "warning: Debian $(cat /etc/debian_version 2>/dev/null || echo '?') is not Debian 12; package names may differ"
 missing=
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
