@@ -419,6 +419,49 @@ TEST_F(files, shared_mapping_sigbus)
 }
 
 /*
+ * A fault on a revoked file's mapping raises SIGBUS before it allocates
+ * anything: tmpfs used to fill each hole touched with a page charged to
+ * the file (2 MiB each with huge=always), ext4 to read it into the page
+ * cache, before the page table lock refused to map it.
+ */
+TEST_F(files, faults_after_revoke_allocate_nothing)
+{
+	const int pages = 64, first = 8;
+	unsigned char vec[64];
+	struct stat before, after;
+	unsigned int *map, v;
+	int fd, fd2, i, resident = 0;
+	void *map2;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, pages * PAGE), 0);
+	map = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	ASSERT_EQ(fstat(fd, &before), 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	/* Holes only: the pages from @first on were never written. */
+	for (i = first; i < pages; i++)
+		EXPECT_TRUE(read_sigbus(&map[i * PAGE / 4], &v));
+	EXPECT_TRUE(write_sigbus(&map[first * PAGE / 4], 1));
+
+	fd2 = open(self->path, O_RDONLY);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(fstat(fd2, &after), 0);
+	EXPECT_EQ(after.st_blocks, before.st_blocks);
+	map2 = mmap(NULL, pages * PAGE, PROT_READ, MAP_SHARED, fd2, 0);
+	ASSERT_NE(map2, MAP_FAILED);
+	ASSERT_EQ(mincore(map2, pages * PAGE, vec), 0);
+	for (i = first; i < pages; i++)
+		resident += vec[i] & 1;
+	EXPECT_EQ(resident, 0) TH_LOG("%d pages in the page cache", resident);
+	munmap(map2, pages * PAGE);
+	munmap(map, pages * PAGE);
+	close(fd2);
+	close(fd);
+}
+
+/*
  * mmap() of a revoked file fails, also where the new range would merge
  * into an existing mapping of the same file, which the mm does without
  * asking the filesystem.
