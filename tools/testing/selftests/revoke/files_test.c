@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <linux/loop.h>
+#include <linux/udmabuf.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -849,6 +850,38 @@ TEST(memfd_seals)
 	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0);
 	close(fd2);
 	close(fd);
+}
+
+/*
+ * A revoked memfd exports nothing: udmabuf used to pin its pages and hand
+ * out a dma-buf with full access to what the next owner writes there.
+ */
+TEST(memfd_udmabuf_refused)
+{
+	struct udmabuf_create create = { .size = 4 * PAGE };
+	char path[64];
+	int fd, dev, buf;
+
+	dev = open("/dev/udmabuf", O_RDWR);
+	ASSERT_GE(dev, 0);
+	fd = memfd_create("revoke-udmabuf", MFD_ALLOW_SEALING);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
+	ASSERT_EQ(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	create.memfd = fd;
+	buf = ioctl(dev, UDMABUF_CREATE, &create);
+	ASSERT_GE(buf, 0) TH_LOG("udmabuf of a live memfd: %s", strerror(errno));
+	close(buf);
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	buf = ioctl(dev, UDMABUF_CREATE, &create);
+	EXPECT_EQ(buf, -1);
+	EXPECT_EQ(errno, EBADF);
+	if (buf >= 0)
+		close(buf);
+	close(fd);
+	close(dev);
 }
 
 TEST_HARNESS_MAIN
