@@ -25,7 +25,10 @@
  *
  * The cycle (steps 1 and 2 under the filesystem's revoke_sb lock):
  *  1. bump the generation; every later operation of an older file fails
- *     with -EBADF;
+ *     with -EBADF.  Under the mapping's i_mmap_rwsem, which linking and
+ *     unlinking a vma hold too: the writable shared mappings of the files
+ *     it revokes stop counting in i_mmap_writable (vma_counts_writable()),
+ *     so that the next owner of a memfd can add F_SEAL_WRITE;
  *  2. drain: the filesystem runs its data methods (read, write, splice,
  *     fallocate, ioctl, page_mkwrite, DAX and userfaultfd page insertion;
  *     the VFS ftruncate and O_TRUNC) in the file_revoke_gate,
@@ -147,6 +150,25 @@ static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
  * if *@revoked, the files are revoked, but one may still be running;
  * otherwise nothing was done.
  */
+/*
+ * Step 1: revoke the files of @inode.  Their writable shared mappings were
+ * counted in i_mmap_writable when linked; from now on vma_counts_writable()
+ * says no to them, so their unlinking will not count them down: do it now,
+ * in the same i_mmap_rwsem section.
+ */
+static void revoke_bump_gen(struct inode *inode)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct vm_area_struct *vma;
+
+	i_mmap_lock_write(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX)
+		if (vma_counts_writable(vma))
+			mapping_unmap_writable(mapping);
+	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	i_mmap_unlock_write(mapping);
+}
+
 static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
 			   bool *revoked)
 {
@@ -167,7 +189,7 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
 			return -EINTR;
 		schedule_timeout_killable(1);
 	}
-	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	revoke_bump_gen(inode);
 	*revoked = true;
 	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	WRITE_ONCE(rs->idx, old ^ 1);

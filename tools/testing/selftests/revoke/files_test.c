@@ -853,6 +853,104 @@ TEST(memfd_seals)
 }
 
 /*
+ * The next owner can seal: the old holder's writable shared mappings (its
+ * own and a child's, inherited) no longer count once revoked.  They used
+ * to, and F_SEAL_WRITE failed with EBUSY until the old holder unmapped.
+ */
+TEST(memfd_next_owner_seals)
+{
+	int fd, fd2, go[2], status;
+	unsigned int *map, v;
+	char path[64];
+	void *p;
+	pid_t child;
+
+	fd = memfd_create("revoke-seal", MFD_ALLOW_SEALING);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
+	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	EXPECT_FALSE(write_sigbus(map, 1));
+	ASSERT_EQ(pipe(go), 0);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], path, 1) != 0)
+			_exit(40);
+		/* Revoked: SIGBUS, and unmapping it works. */
+		_exit(write_sigbus(map, 2) && !munmap(map, 4 * PAGE) ? 0 : 41);
+	}
+	close(go[0]);
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	fd2 = open(path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0)
+		TH_LOG("F_SEAL_WRITE: %s", strerror(errno));
+	/* The seal holds: no new writable mapping, no write. */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+	EXPECT_EQ(p, MAP_FAILED);
+	EXPECT_EQ(pwrite(fd2, "x", 1, 0), -1);
+	EXPECT_EQ(errno, EPERM);
+	/* The old mapping is dead, split or not. */
+	EXPECT_TRUE(write_sigbus(map, 3));
+	EXPECT_TRUE(read_sigbus(map, &v));
+	EXPECT_EQ(mprotect(map + PAGE / 4, PAGE, PROT_READ), 0);
+	EXPECT_EQ(mprotect(map + PAGE / 4, PAGE, PROT_READ | PROT_WRITE), 0);
+	EXPECT_TRUE(write_sigbus(map + PAGE / 4, 4));
+	close(go[1]);
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	EXPECT_EQ(status, 0);
+	EXPECT_EQ(munmap(map, 4 * PAGE), 0);
+	close(fd2);
+	close(fd);
+
+	/*
+	 * The count stays right when the old mappings go first: unmapping
+	 * them must not count them down a second time, which would fail
+	 * the next owner's writable mmap() with EPERM, as if sealed.
+	 */
+	fd = memfd_create("revoke-seal2", MFD_ALLOW_SEALING);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
+	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	ASSERT_EQ(pipe(go), 0);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], path, 1) != 0)
+			_exit(40);
+		/* Split after the revoke, then unmapped at exit. */
+		_exit(munmap(map + PAGE / 4, PAGE) ? 42 : 0);
+	}
+	close(go[0]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	close(go[1]);
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	EXPECT_EQ(status, 0);
+	EXPECT_EQ(mprotect(map, PAGE, PROT_READ), 0);	/* a split too */
+	EXPECT_EQ(munmap(map, 4 * PAGE), 0);
+	fd2 = open(path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+	EXPECT_NE(p, MAP_FAILED) TH_LOG("mmap: %s", strerror(errno));
+	if (p != MAP_FAILED) {
+		/* Its own writable mapping counts. */
+		EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), -1);
+		EXPECT_EQ(errno, EBUSY);
+		munmap(p, PAGE);
+	}
+	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0);
+	close(fd2);
+	close(fd);
+}
+
+/*
  * A revoked memfd exports nothing: udmabuf used to pin its pages and hand
  * out a dma-buf with full access to what the next owner writes there.
  */
