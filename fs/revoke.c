@@ -28,7 +28,8 @@
  *     with -EBADF.  Under the mapping's i_mmap_rwsem, which linking and
  *     unlinking a vma hold too: the writable shared mappings of the files
  *     it revokes stop counting in i_mmap_writable (vma_counts_writable()),
- *     so that the next owner of a memfd can add F_SEAL_WRITE;
+ *     so that the next owner of a memfd can add F_SEAL_WRITE once step 4
+ *     zapped them;
  *  2. drain: the filesystem runs its data methods (read, write, splice,
  *     fallocate, ioctl, page_mkwrite, DAX and userfaultfd page insertion;
  *     the VFS ftruncate and O_TRUNC) in the file_revoke_gate,
@@ -144,33 +145,37 @@ static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
 }
 
 /*
+ * Step 1: revoke the files of @inode.  Their writable shared mappings were
+ * counted in i_mmap_writable when linked; from now on vma_counts_writable()
+ * says no to them, so their unlinking will not count them down: do it now,
+ * in the same i_mmap_rwsem section.  All but one: until step 4 zaps them,
+ * their PTEs still write, and a seal must wait (mmap_region() holds one
+ * the same way).  Returns true if one is held for revoke_regular().
+ */
+static bool revoke_bump_gen(struct inode *inode)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct vm_area_struct *vma;
+	unsigned long n = 0;
+
+	i_mmap_lock_write(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX)
+		if (vma_counts_writable(vma) && n++)
+			mapping_unmap_writable(mapping);
+	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	i_mmap_unlock_write(mapping);
+	return n > 0;
+}
+
+/*
  * Steps 1 and 2: from now on the files of @inode opened before fail, and
  * none of their operations is still running.  Returns -EINTR if a fatal
  * signal stopped the wait (an operation stuck in a userfaultfd fault, say):
  * if *@revoked, the files are revoked, but one may still be running;
- * otherwise nothing was done.
+ * otherwise nothing was done.  *@held: see revoke_bump_gen().
  */
-/*
- * Step 1: revoke the files of @inode.  Their writable shared mappings were
- * counted in i_mmap_writable when linked; from now on vma_counts_writable()
- * says no to them, so their unlinking will not count them down: do it now,
- * in the same i_mmap_rwsem section.
- */
-static void revoke_bump_gen(struct inode *inode)
-{
-	struct address_space *mapping = inode->i_mapping;
-	struct vm_area_struct *vma;
-
-	i_mmap_lock_write(mapping);
-	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX)
-		if (vma_counts_writable(vma))
-			mapping_unmap_writable(mapping);
-	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
-	i_mmap_unlock_write(mapping);
-}
-
 static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
-			   bool *revoked)
+			   bool *revoked, bool *held)
 {
 	unsigned int old = rs->idx;
 
@@ -189,7 +194,7 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
 			return -EINTR;
 		schedule_timeout_killable(1);
 	}
-	revoke_bump_gen(inode);
+	*held = revoke_bump_gen(inode);
 	*revoked = true;
 	smp_wmb();	/* pairs with smp_rmb() in file_revoke_enter() */
 	WRITE_ONCE(rs->idx, old ^ 1);
@@ -379,14 +384,14 @@ static int revoke_regular(const struct path *path)
 {
 	struct inode *inode = d_backing_inode(path->dentry);
 	struct revoke_sb *rs = inode->i_sb->s_revoke;
-	bool revoked = false;
+	bool revoked = false, held = false;
 	int ret, err;
 
 	if (!rs)
 		return -EOPNOTSUPP;
 	if (mutex_lock_killable(&rs->lock))
 		return -EINTR;
-	ret = revoke_sb_drain(rs, inode, &revoked);
+	ret = revoke_sb_drain(rs, inode, &revoked, &held);
 	mutex_unlock(&rs->lock);
 	if (!revoked)
 		return ret;
@@ -394,6 +399,9 @@ static int revoke_regular(const struct path *path)
 	inode_dio_wait(inode);
 	revoke_private_maps(inode);
 	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+	/* The old PTEs are gone: the next owner may seal. */
+	if (held)
+		mapping_unmap_writable(inode->i_mapping);
 	locks_revoke(inode);
 	err = revoke_fsync(path);
 	return ret ?: err;
