@@ -905,6 +905,23 @@ static vm_fault_t revoke_vm_fault(struct vm_fault *vmf)
 			      p->real->fault(vmf));
 }
 
+/**
+ * revoke_vma_refaults - will the framework answer a refault of a vma
+ * @vma: a mapping of a revoked device file
+ *
+ * For finish_fault(): a fault that got the driver's page before the revoke
+ * and reached the page table lock after it is answered VM_FAULT_NOPAGE
+ * only if the refault comes to revoke_vm_fault(), which serves a kept
+ * page or raises SIGBUS itself; any other vma gets SIGBUS at once.
+ *
+ * Context: Any context.
+ * Return: true if @vma's ->fault is the framework's.
+ */
+bool revoke_vma_refaults(struct vm_area_struct *vma)
+{
+	return vma->vm_ops && vma->vm_ops->fault == revoke_vm_fault;
+}
+
 static vm_fault_t revoke_vm_huge_fault(struct vm_fault *vmf,
 				       unsigned int order)
 {

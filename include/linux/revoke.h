@@ -55,6 +55,7 @@ void revoke_object_disconnect_nowait(struct revoke_object *obj);
 
 int revoke_file_open(struct revoke_object *obj, struct inode *inode,
 		     struct file *file, const struct file_operations *fops);
+bool revoke_vma_refaults(struct vm_area_struct *vma);
 bool revoke_file_revoked(const struct file *file);
 int revoke_file_error(const struct file *file);
 bool revoke_file_tracked(const struct file *file);
@@ -81,6 +82,11 @@ extern atomic_t revoke_cycles;
 int revoke_open_check(struct file *file, unsigned int sample);
 
 #else /* !CONFIG_REVOKE */
+
+static inline bool revoke_vma_refaults(struct vm_area_struct *vma)
+{
+	return false;
+}
 
 static inline bool revoke_file_revoked(const struct file *file)
 {
