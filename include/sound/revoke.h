@@ -46,6 +46,8 @@ void snd_revoke_unregister(unsigned int minor);
 int snd_revoke_open(unsigned int minor, struct inode *inode,
 		    struct file *file, const struct file_operations *fops);
 int snd_revoke_power_wait(struct snd_card *card, const struct file *file);
+void snd_revoke_release_power_wait(struct snd_card *card,
+				   const struct file *file);
 void snd_revoke_power_wake(struct snd_card *card);
 #else
 static inline int snd_revoke_register(int type, unsigned int minor,
@@ -72,6 +74,12 @@ static inline int snd_revoke_power_wait(struct snd_card *card,
 					const struct file *file)
 {
 	return snd_power_wait(card);
+}
+
+static inline void snd_revoke_release_power_wait(struct snd_card *card,
+						 const struct file *file)
+{
+	snd_power_wait(card);
 }
 
 static inline void snd_revoke_power_wake(struct snd_card *card)

@@ -659,9 +659,9 @@ static long snd_pcm_ioctl_compat(struct file *file, ...)
 }
 
 // A revoke ends a wait for the card's power (see snd_revoke_power_wait()).
-// snd_pcm_release() keeps its wait: the early release of a revoked file
-// touches the hardware (hw_free, close) as any close does, so the revoke
-// completes once the card is resumed.
+// snd_pcm_release() keeps its wait, killable for a revoked file: the early
+// release touches the hardware (hw_free, close) as any close does, so the
+// revoke completes once the card is resumed, or its caller is killed.
 @depends on snd_pcm@
 identifier file;
 expression card;
@@ -671,6 +671,18 @@ static int snd_pcm_common_ioctl(struct file *file, ...)
 	<...
 -	snd_power_wait(card)
 +	snd_revoke_power_wait(card, file)
+	...>
+}
+
+@depends on snd_pcm@
+identifier inode, file;
+expression card;
+@@
+static int snd_pcm_release(struct inode *inode, struct file *file)
+{
+	<...
+-	snd_power_wait(card);
++	snd_revoke_release_power_wait(card, file);
 	...>
 }
 

@@ -47,6 +47,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/revoke.h>
+#include <linux/sched/signal.h>
 #include <sound/asound.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
@@ -223,6 +224,46 @@ int snd_revoke_power_wait(struct snd_card *card, const struct file *file)
 	return revoke_file_error(file);
 }
 EXPORT_SYMBOL_GPL(snd_revoke_power_wait);
+
+/**
+ * snd_revoke_release_power_wait - snd_power_wait() for a node's ->release
+ * @card: the card
+ * @file: the file being released
+ *
+ * A release that touches the hardware (a PCM's hw_free and close) waits
+ * for the card to be powered, as snd_power_wait() does.  The early
+ * release of a revoked file runs in revokeat(2), whose caller must stay
+ * killable: for it the wait also ends on a fatal signal, and the release
+ * goes on, as its only other way out would be the card's resume.  The
+ * revoke's work item has no signals and waits for the resume.
+ *
+ * Context: Process context; sleeps.
+ */
+void snd_revoke_release_power_wait(struct snd_card *card,
+				   const struct file *file)
+{
+#ifdef CONFIG_PM
+	DEFINE_WAIT(wait);
+
+	if (!revoke_file_revoked(file)) {
+		snd_power_wait(card);
+		return;
+	}
+	snd_power_ref(card);
+	for (;;) {
+		prepare_to_wait(&card->power_sleep, &wait, TASK_KILLABLE);
+		if (card->shutdown || fatal_signal_pending(current) ||
+		    snd_power_get_state(card) == SNDRV_CTL_POWER_D0)
+			break;
+		snd_power_unref(card);
+		schedule();
+		snd_power_ref(card);
+	}
+	finish_wait(&card->power_sleep, &wait);
+	snd_power_unref(card);
+#endif
+}
+EXPORT_SYMBOL_GPL(snd_revoke_release_power_wait);
 
 /**
  * snd_revoke_power_wake - wake the power waits of a node's revoked files

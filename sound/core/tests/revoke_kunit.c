@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/revoke.h>
+#include <linux/sched/signal.h>
 #include <sound/control.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
@@ -458,6 +459,46 @@ static void snd_revoke_test_pcm_power_wait(struct kunit *test)
 	snd_card_free(rk->card);
 }
 
+/* A revoker that a SIGKILL can stop, as a task in revokeat(2). */
+static int rk_revoke_killable_fn(void *data)
+{
+	struct rk_op *op = data;
+
+	allow_signal(SIGKILL);
+	op->ret = revoke_chrdev(op->devt);
+	complete_all(&op->done);
+	return 0;
+}
+
+/*
+ * The early release waits for the card's power, but killably: a revoker
+ * killed while the card stays suspended returns (the wait used to be
+ * uninterruptible, for as long as the card stayed suspended).
+ */
+static void snd_revoke_test_pcm_power_wait_killed(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct snd_pcm_substream *substream;
+	struct rk_op rev;
+	struct file *file;
+
+	file = rk_pcm_open_setup(test, rk, &substream);
+	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D3hot);
+	rk_op_start(test, &rev, rk_revoke_killable_fn, file, 0);
+	/* Nothing in flight: the revoker is soon in the release's wait. */
+	msleep(500);
+	KUNIT_EXPECT_FALSE(test, completion_done(&rev.done));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rev.task->__state), TASK_KILLABLE);
+	send_sig(SIGKILL, rev.task, 1);
+	if (!wait_for_completion_timeout(&rev.done, 3 * HZ))
+		KUNIT_FAIL(test, "the killed revoker still waits for the card");
+	snd_power_change_state(rk->card, SNDRV_CTL_POWER_D0);
+	rk_op_end(&rev);
+	KUNIT_EXPECT_GE(test, rk_logged(rk, RK_CLOSE), 0);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
 /*
  * An ioctl in flight at the revoke, waiting for a lock, then finding the
  * stream stopped: it answers the revoke's -ENXIO, not ALSA's -EBADFD for
@@ -500,6 +541,7 @@ static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_card_disconnect),
 	KUNIT_CASE(snd_revoke_test_pcm_paused),
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait),
+	KUNIT_CASE(snd_revoke_test_pcm_power_wait_killed),
 	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
 	{}
 };
