@@ -853,6 +853,18 @@ TEST(memfd_seals)
 }
 
 /*
+ * A sealable memfd of 4 pages, mapped shared and writable: the mapping,
+ * with the memfd in *@fd, or MAP_FAILED.
+ */
+static unsigned int *memfd_mapped(const char *name, int *fd)
+{
+	*fd = memfd_create(name, MFD_ALLOW_SEALING);
+	if (*fd < 0 || ftruncate(*fd, 4 * PAGE))
+		return MAP_FAILED;
+	return mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+}
+
+/*
  * The next owner can seal: the old holder's writable shared mappings (its
  * own and a child's, inherited) no longer count once revoked.  They used
  * to, and F_SEAL_WRITE failed with EBUSY until the old holder unmapped.
@@ -865,10 +877,7 @@ TEST(memfd_next_owner_seals)
 	void *p;
 	pid_t child;
 
-	fd = memfd_create("revoke-seal", MFD_ALLOW_SEALING);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
-	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = memfd_mapped("revoke-seal", &fd);
 	ASSERT_NE(map, MAP_FAILED);
 	EXPECT_FALSE(write_sigbus(map, 1));
 	ASSERT_EQ(pipe(go), 0);
@@ -912,10 +921,7 @@ TEST(memfd_next_owner_seals)
 	 * them must not count them down a second time, which would fail
 	 * the next owner's writable mmap() with EPERM, as if sealed.
 	 */
-	fd = memfd_create("revoke-seal2", MFD_ALLOW_SEALING);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
-	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = memfd_mapped("revoke-seal2", &fd);
 	ASSERT_NE(map, MAP_FAILED);
 	ASSERT_EQ(pipe(go), 0);
 	child = fork();
@@ -971,10 +977,7 @@ TEST(memfd_seal_waits_for_the_zap)
 	int fd, fd2, i;
 	pid_t revoker;
 
-	fd = memfd_create("revoke-seal3", MFD_ALLOW_SEALING);
-	ASSERT_GE(fd, 0);
-	ASSERT_EQ(ftruncate(fd, 4 * PAGE), 0);
-	map = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = memfd_mapped("revoke-seal3", &fd);
 	ASSERT_NE(map, MAP_FAILED);
 	EXPECT_FALSE(write_sigbus(map, 1));
 	st.fd = memfd_create("revoke-seal3-other", 0);
