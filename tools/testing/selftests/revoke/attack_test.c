@@ -221,18 +221,6 @@ static int cgroup2_mounted(void)
 	return mount("cgroup2", CGROOT, "cgroup2", 0, NULL);
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 /*
  * Root of a container whose device cgroup lets it mknod but not open the
  * host's devices makes a node of /dev/revoke_test and revokes it: EPERM,

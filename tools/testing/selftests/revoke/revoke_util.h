@@ -369,6 +369,19 @@ static inline bool sigio_seen(void)
 	return sigios() > 0;
 }
 
+/* Write @s to the file at @path (a sysctl, a cgroup file); 0 or -1. */
+static inline int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
 /* ---- a loop device ------------------------------------------------------ */
 
 /* Attach @image to a free loop device; its open file, or -1. */
