@@ -15,7 +15,9 @@
  * Regular files.  The object is the inode, so files opened through any
  * hard link, bind mount or mount namespace are covered, and fork, dup and
  * SCM_RIGHTS share the struct file.  Nothing is tracked per open file: a
- * file records the inode's revoke generation when it is opened
+ * file records the inode's revoke generation when it is opened, as open(2)
+ * read it before its permission check (so that an open checked before the
+ * owner's chmod and revokeat(2) is revoked; file_revoke_open_sample())
  * (f_revoke_gen, 4 bytes that fit in the 192-byte slab object struct file
  * already has), and revokeat(2) bumps the inode's (i_revoke_gen, in a
  * 32-bit hole of struct inode).  A file whose generation is behind is
@@ -162,6 +164,12 @@ static bool revoke_bump_gen(struct inode *inode)
 	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX)
 		if (vma_counts_writable(vma) && n++)
 			mapping_unmap_writable(mapping);
+	/*
+	 * The caller's chmod, chown or ACL change before the new generation:
+	 * an open that saw the old permission sampled the old generation
+	 * (pairs with smp_rmb() in file_revoke_open_sample()).
+	 */
+	smp_mb();
 	WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
 	i_mmap_unlock_write(mapping);
 	return n > 0;

@@ -78,6 +78,37 @@ static void revoke_files_generations(struct kunit *test)
 	fput(old);
 }
 
+/*
+ * open(2) samples the generation before its permission check: a file whose
+ * check passed before a revoke is opened revoked, whatever generation
+ * do_dentry_open() saw; one whose check came after the revoke is live.
+ */
+static void revoke_files_open_sample(struct kunit *test)
+{
+	struct file *old = rf_file(test), *file;
+	struct inode *inode = file_inode(old);
+	unsigned int before, after;
+
+	before = file_revoke_open_sample(inode);
+	KUNIT_EXPECT_EQ(test, revoke_regular(&old->f_path), 0);
+	after = file_revoke_open_sample(inode);
+	KUNIT_EXPECT_NE(test, before, after);
+
+	file = rf_reopen(test, old);
+	KUNIT_EXPECT_FALSE(test, file_revoked(file));
+	KUNIT_EXPECT_EQ(test, file_revoke_open_check(file, before), 0);
+	KUNIT_EXPECT_TRUE(test, file_revoked(file));
+	KUNIT_EXPECT_EQ(test, rf_write(file, "new"), -EBADF);
+	fput(file);
+
+	file = rf_reopen(test, old);
+	KUNIT_EXPECT_EQ(test, file_revoke_open_check(file, after), 0);
+	KUNIT_EXPECT_FALSE(test, file_revoked(file));
+	KUNIT_EXPECT_EQ(test, rf_write(file, "new"), 3);
+	fput(file);
+	fput(old);
+}
+
 struct rf_revoker {
 	const struct path *path;
 	struct completion done;
@@ -214,6 +245,7 @@ static void revoke_files_security(struct kunit *test)
 
 static struct kunit_case revoke_files_cases[] = {
 	KUNIT_CASE(revoke_files_generations),
+	KUNIT_CASE(revoke_files_open_sample),
 	KUNIT_CASE(revoke_files_drain_waits),
 	KUNIT_CASE(revoke_files_locks),
 	KUNIT_CASE(revoke_files_not_revocable),

@@ -185,7 +185,9 @@ static inline int file_revoke_error(const struct file *file)
  *
  * open(2) calls this before may_open() and file_revoke_open_check() once
  * the file is open: an open whose permission check came before a revoke
- * of a device began must not yield a live file (see revoke_open_check()).
+ * began must not yield a live file.  For a device that is the count of
+ * revoke cycles (see revoke_open_check()), for a regular file the inode's
+ * revoke generation, which the file is then opened under.
  *
  * Context: Process context, in do_open().
  * Return: the sample to hand to file_revoke_open_check().
@@ -197,7 +199,13 @@ static inline unsigned int file_revoke_open_sample(const struct inode *inode)
 #ifdef CONFIG_REVOKE
 	if (S_ISCHR(inode->i_mode))
 		sample = atomic_read(&revoke_cycles);
-	/* The permission check reads the inode after this. */
+	else if (S_ISREG(inode->i_mode))
+		sample = READ_ONCE(inode->i_revoke_gen);
+	/*
+	 * The permission check reads the inode after this; pairs with the
+	 * full barrier a revoke puts between the caller's chmod, chown or
+	 * ACL change and its new cycle or generation.
+	 */
 	smp_rmb();
 #endif
 	return sample;
@@ -208,14 +216,27 @@ static inline unsigned int file_revoke_open_sample(const struct inode *inode)
  * @file: the file do_open() has just opened
  * @sample: what file_revoke_open_sample() returned
  *
- * Context: Process context, in do_open().
+ * A regular file takes @sample as the generation it was opened under, in
+ * place of the later one do_dentry_open() sampled: if revokeat(2) moved
+ * the generation since the permission check, the file is revoked before
+ * anyone sees it (an O_TRUNC open then fails in handle_truncate()).  One
+ * that was opened before the sample (by ->atomic_open) and is revoked
+ * already stays revoked.
+ *
+ * Context: Process context, in do_open(), before the file is installed.
  * Return: 0, or -ENXIO if a revoke of @file's device began after @sample
  * was taken.
  */
 static inline int file_revoke_open_check(struct file *file,
 					 unsigned int sample)
 {
-	if (!S_ISCHR(file_inode(file)->i_mode))
+	umode_t mode = file_inode(file)->i_mode;
+
+#ifdef CONFIG_REVOKE
+	if (S_ISREG(mode) && !file_revoked(file))
+		file->f_revoke_gen = sample;
+#endif
+	if (!S_ISCHR(mode))
 		return 0;
 	return revoke_open_check(file, sample);
 }

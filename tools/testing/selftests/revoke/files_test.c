@@ -7,12 +7,14 @@
  */
 
 #include <fcntl.h>
+#include <linux/dm-ioctl.h>
 #include <linux/loop.h>
 #include <linux/udmabuf.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -22,6 +24,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -1035,6 +1038,350 @@ TEST(memfd_udmabuf_refused)
 		close(buf);
 	close(fd);
 	close(dev);
+}
+
+/* ---- the open that passed its permission check before the revoke ------ */
+
+/*
+ * A user's open of @path in a child, as uid 1001: 'L' if it gave a live
+ * file (a read works), 'R' if a revoked one (EBADF), else open's errno.
+ */
+static pid_t spawn_user_open(const char *path, int flags, int res)
+{
+	pid_t pid = fork();
+	char c, buf[4];
+	int fd;
+
+	if (pid)
+		return pid;
+	if (setresgid(1001, 1001, 1001) || setresuid(1001, 1001, 1001))
+		_exit(50);
+	fd = open(path, flags);
+	if (fd < 0)
+		c = errno;
+	else if (pread(fd, buf, sizeof(buf), 0) >= 0)
+		c = 'L';
+	else
+		c = errno == EBADF ? 'R' : 'e';
+	_exit(write(res, &c, 1) == 1 ? 0 : 51);
+}
+
+/* One device-mapper ioctl on @ctl for the device @name; 0 or -1. */
+static int dm_call(int ctl, unsigned long cmd, const char *name,
+		   unsigned int flags, const char *target, const char *params,
+		   unsigned long long sectors, dev_t *dev)
+{
+	struct {
+		struct dm_ioctl io;
+		struct dm_target_spec spec;
+		char params[64];
+	} req = {};
+	int ret;
+
+	req.io.version[0] = DM_VERSION_MAJOR;
+	req.io.data_size = sizeof(req);
+	req.io.data_start = sizeof(req.io);
+	req.io.flags = flags;
+	snprintf(req.io.name, sizeof(req.io.name), "%s", name);
+	if (target) {
+		req.io.target_count = 1;
+		req.spec.length = sectors;
+		snprintf(req.spec.target_type, sizeof(req.spec.target_type),
+			 "%s", target);
+		snprintf(req.params, sizeof(req.params), "%s", params);
+	}
+	ret = ioctl(ctl, cmd, &req);
+	if (!ret && dev)
+		*dev = req.io.dev;
+	return ret;
+}
+
+/* Suspend @name without freezing its filesystem: its I/O now waits. */
+static int dm_suspend(int ctl, const char *name)
+{
+	return dm_call(ctl, DM_DEV_SUSPEND, name,
+		       DM_SUSPEND_FLAG | DM_SKIP_LOCKFS_FLAG | DM_NOFLUSH_FLAG,
+		       NULL, NULL, 0, NULL);
+}
+
+static int dm_resume(int ctl, const char *name)
+{
+	return dm_call(ctl, DM_DEV_SUSPEND, name, 0, NULL, NULL, 0, NULL);
+}
+
+/*
+ * An ACL that names 40 users: too big for the inode, it lives in an
+ * xattr block, which the permission check of a non-owner reads from disk.
+ */
+static size_t big_acl(char *buf)
+{
+	struct { uint16_t tag, perm; uint32_t id; } *e;
+	uint32_t *version = (uint32_t *)buf;
+	int i, n = 0;
+
+	*version = 2;	/* POSIX_ACL_XATTR_VERSION */
+	e = (void *)(version + 1);
+	e[n].tag = 0x01, e[n].perm = 6, e[n++].id = -1;	/* ACL_USER_OBJ */
+	for (i = 0; i < 40; i++)
+		e[n].tag = 0x02, e[n].perm = 6, e[n++].id = 1001 + i;
+	e[n].tag = 0x04, e[n].perm = 0, e[n++].id = -1;	/* ACL_GROUP_OBJ */
+	e[n].tag = 0x10, e[n].perm = 6, e[n++].id = -1;	/* ACL_MASK */
+	e[n].tag = 0x20, e[n].perm = 0, e[n++].id = -1;	/* ACL_OTHER */
+	return sizeof(*version) + n * sizeof(*e);
+}
+
+#define ACL_DIR		"/mnt/ext4-acl"
+#define ACL_FILE	ACL_DIR "/granted"
+#define ACL_DM		"revoke-acl"
+#define ACL_OPTS	"acl,barrier=0,noinit_itable"
+
+/*
+ * Has @pid, in revokeat(), bumped the generation?  It has once it returned
+ * or reached the write-back of its last step (which waits for the journal
+ * while the disk is suspended).  Neither reaps it.  @stack: its last kernel
+ * stack, for the log.
+ */
+static bool revoke_reached_fsync(pid_t pid, int ms, char *stack, size_t len)
+{
+	char path[64];
+	siginfo_t si;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	for (i = 0; i <= ms / 10; i++) {
+		si.si_pid = 0;
+		if (!waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) &&
+		    si.si_pid == pid)
+			return true;
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, stack, len - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			stack[n] = 0;
+			/* vfs_fsync_range(), or ext4_sync_file() inlined */
+			if (strstr(stack, "fsync") || strstr(stack, "sync_file"))
+				return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A session manager grants a user a file through an ACL on ext4, then
+ * takes it away: chmod (which masks the ACL's named users) and revokeat().
+ * The user's opens had begun before: their permission checks sleep
+ * reading the ACL's xattr block from disk (a device-mapper disk, suspended
+ * meanwhile) and go on with the old ACL once the generation moved.  They
+ * must not give a live file, and the O_TRUNC one must not truncate what
+ * the file holds.  Both did while open(2) sampled the generation after its
+ * permission check.  Between the suspend and the resume this process only
+ * forks and waits, so that a failure cannot leave the disk suspended.
+ */
+TEST(ext4_acl_open_checked_before_revoke)
+{
+	pid_t reader, truncer, chmoder, revoker;
+	char acl[512], dm[64], params[32], buf[8] = {}, stack[4096] = "";
+	int ctl, loop, res[2], fd;
+	struct stat st, lst;
+	size_t len;
+	dev_t dev;
+	char c;
+
+	ctl = open("/dev/mapper/control", O_RDWR);
+	ASSERT_GE(ctl, 0);
+	loop = loop_attach(EXT4_IMAGE);
+	ASSERT_GE(loop, 0);
+	ASSERT_EQ(fstat(loop, &lst), 0);
+	snprintf(params, sizeof(params), "%u:%u 0", major(lst.st_rdev),
+		 minor(lst.st_rdev));
+	dm_call(ctl, DM_DEV_REMOVE, ACL_DM, 0, NULL, NULL, 0, NULL);
+	ASSERT_EQ(dm_call(ctl, DM_DEV_CREATE, ACL_DM, 0, NULL, NULL, 0, &dev),
+		  0);
+	ASSERT_EQ(dm_call(ctl, DM_TABLE_LOAD, ACL_DM, 0, "linear", params,
+			  (16 << 20) / 512, NULL), 0);
+	ASSERT_EQ(dm_resume(ctl, ACL_DM), 0);
+	snprintf(dm, sizeof(dm), "/tmp/%s", ACL_DM);
+	unlink(dm);
+	ASSERT_EQ(mknod(dm, S_IFBLK | 0600, dev), 0);
+	mkdir(ACL_DIR, 0755);
+	ASSERT_EQ(mount(dm, ACL_DIR, "ext4", MS_NOATIME, ACL_OPTS), 0);
+
+	unlink(ACL_FILE);
+	fd = open(ACL_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "old", 3), 3);
+	len = big_acl(acl);
+	ASSERT_EQ(fsetxattr(fd, "system.posix_acl_access", acl, len, 0), 0)
+		TH_LOG("setting the ACL: %s", strerror(errno));
+	close(fd);
+	/* The user can open it. */
+	ASSERT_EQ(pipe(res), 0);
+	reader = spawn_user_open(ACL_FILE, O_RDWR, res[1]);
+	ASSERT_EQ(read(res[0], &c, 1), 1);
+	ASSERT_EQ(c, 'L') TH_LOG("the ACL does not grant the user: %d", c);
+	ASSERT_EQ(reap_within(reader, 5000), 0);
+
+	/*
+	 * A cold cache: the last unmount drops the disk's page cache (the
+	 * journal pins the xattr block against drop_caches).  Then read the
+	 * inode back, not the xattr block.
+	 */
+	ASSERT_EQ(umount(ACL_DIR), 0);
+	ASSERT_EQ(mount(dm, ACL_DIR, "ext4", MS_NOATIME, ACL_OPTS), 0);
+	ASSERT_EQ(stat(ACL_FILE, &st), 0);
+	ASSERT_EQ(dm_suspend(ctl, ACL_DM), 0);
+
+	/* The user's opens now sleep in their permission check. */
+	reader = spawn_user_open(ACL_FILE, O_RDWR, res[1]);
+	truncer = spawn_user_open(ACL_FILE, O_RDWR | O_TRUNC, res[1]);
+	EXPECT_TRUE(wait_state(reader, 'D', 5000))
+		TH_LOG("the open did not sleep reading the ACL");
+	EXPECT_TRUE(wait_state(truncer, 'D', 5000));
+
+	/*
+	 * The manager takes the file away.  chmod sets the mode, which locks
+	 * out every later open, then sleeps reading the ACL to rewrite its
+	 * mask; revokeat() bumps the generation, then waits in its fsync for
+	 * the journal, which waits for the disk.
+	 */
+	chmoder = fork();
+	if (chmoder == 0)
+		_exit(chmod(ACL_FILE, 0600) ? errno : 0);
+	EXPECT_TRUE(wait_state(chmoder, 'D', 5000));
+	revoker = fork();
+	if (revoker == 0)
+		_exit(sys_revokeat(AT_FDCWD, ACL_FILE, 0) ? errno : 0);
+	EXPECT_TRUE(revoke_reached_fsync(revoker, 10000, stack, sizeof(stack)))
+		TH_LOG("revokeat() did not get to its fsync:\n%s", stack);
+
+	EXPECT_EQ(dm_resume(ctl, ACL_DM), 0);
+	EXPECT_EQ(reap_within(chmoder, 10000), 0);
+	EXPECT_EQ(reap_within(revoker, 10000), 0);
+	EXPECT_EQ(reap_within(reader, 10000), 0);
+	EXPECT_EQ(reap_within(truncer, 10000), 0);
+	close(res[1]);
+	while (read(res[0], &c, 1) == 1) {
+		EXPECT_NE(c, 'L') TH_LOG("an open gave a live file");
+		EXPECT_TRUE(c == 'R' || c == EBADF)
+			TH_LOG("an open gave '%c' (%d)", c, c);
+	}
+	close(res[0]);
+	/* Nothing was truncated. */
+	fd = open(ACL_FILE, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(read(fd, buf, sizeof(buf)), 3);
+	EXPECT_STREQ(buf, "old");
+	close(fd);
+	/* And the user is locked out. */
+	ASSERT_EQ(pipe(res), 0);
+	reader = spawn_user_open(ACL_FILE, O_RDONLY, res[1]);
+	ASSERT_EQ(read(res[0], &c, 1), 1);
+	EXPECT_EQ(c, EACCES);
+	EXPECT_EQ(reap_within(reader, 5000), 0);
+	close(res[0]);
+	close(res[1]);
+
+	EXPECT_EQ(umount(ACL_DIR), 0);
+	EXPECT_EQ(dm_call(ctl, DM_DEV_REMOVE, ACL_DM, 0, NULL, NULL, 0, NULL),
+		  0);
+	unlink(dm);
+	ioctl(loop, LOOP_CLR_FD);
+	close(loop);
+	close(ctl);
+}
+
+struct open_racer {
+	pthread_t thread;
+	const char *path;
+	int stop;		/* atomic */
+	int fds[256];
+	int n;
+};
+
+static void *open_racer_fn(void *arg)
+{
+	struct open_racer *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && r->n < 256) {
+		int fd = open(r->path, O_RDWR);
+
+		if (fd >= 0)
+			r->fds[r->n++] = fd;
+		else
+			sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * The same as a plain race, bounded: a user's threads open the file in a
+ * loop while the owner, on the same CPU with preempt=full, chmods it and
+ * revokes it.  After each revokeat(), every file the user holds is
+ * revoked.
+ */
+TEST_F(files, open_race_with_chmod_and_revoke)
+{
+	int round, bad = 0, live = 0, res[2];
+	cpu_set_t set;
+	pid_t user;
+	char c;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(set), &set), 0);
+	ASSERT_EQ(pipe(res), 0);
+	for (round = 0; round < 40; round++) {
+		int go[2];
+
+		ASSERT_EQ(chmod(self->path, 0666), 0);
+		ASSERT_EQ(pipe(go), 0);
+		user = fork();
+		ASSERT_GE(user, 0);
+		if (user == 0) {
+			struct open_racer r[2] = {};
+			char b;
+			int i, j, n = 0;
+
+			if (setresgid(1000, 1000, 1000) ||
+			    setresuid(1000, 1000, 1000))
+				_exit(50);
+			for (i = 0; i < 2; i++) {
+				r[i].path = self->path;
+				pthread_create(&r[i].thread, NULL, open_racer_fn,
+					       &r[i]);
+			}
+			/* The owner says when its revokeat() returned. */
+			if (read(go[0], &c, 1) != 1)
+				_exit(51);
+			for (i = 0; i < 2; i++) {
+				__atomic_store_n(&r[i].stop, 1, __ATOMIC_RELEASE);
+				pthread_join(r[i].thread, NULL);
+			}
+			for (i = 0; i < 2; i++)
+				for (j = 0; j < r[i].n; j++)
+					if (pread(r[i].fds[j], &b, 1, 0) >= 0 ||
+					    errno != EBADF)
+						n++;
+			c = n > 127 ? 127 : n;
+			_exit(write(res[1], &c, 1) == 1 ? 0 : 52);
+		}
+		close(go[0]);
+		usleep(1000 * (round % 7));
+		ASSERT_EQ(chmod(self->path, 0600), 0);
+		ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+		ASSERT_EQ(write(go[1], "g", 1), 1);
+		close(go[1]);
+		ASSERT_EQ(read(res[0], &c, 1), 1);
+		live += c;
+		bad += c != 0;
+		ASSERT_EQ(reap_within(user, 10000), 0);
+	}
+	EXPECT_EQ(bad, 0) TH_LOG("%d live files in %d of 40 rounds", live, bad);
+	close(res[0]);
+	close(res[1]);
 }
 
 TEST_HARNESS_MAIN
