@@ -45,7 +45,10 @@
  *     it had; pages it never touched give SIGBUS.  The seed populated and
  *     copied whole mappings instead, which costs memory for pages the
  *     process never used; see Documentation/driver-api/revoke.rst for the
- *     figures;
+ *     figures.  The bookkeeping is one page (a few words of stack when
+ *     even that cannot be had): address spaces are visited in chunks, in
+ *     address order, so that neither the number of vmas nor memory
+ *     pressure skips a copy;
  *  4. zap the file's pages from every mapping (unmap_mapping_range()
  *     without even_cows, so private copies stay).  A fault on a revoked
  *     file's mapping is refused under the page table lock (finish_fault(),
@@ -224,18 +227,47 @@ static int revoke_sb_drain(struct revoke_sb *rs, struct inode *inode,
 
 /* Step 3 ------------------------------------------------------------- */
 
-#define REVOKE_COW_BATCH	64
+/*
+ * Scratch space of step 3: one page when it can be had, else a few words
+ * of stack, so that memory pressure makes the step slower, never skipped.
+ * An eighth of it holds the addresses of one batch of pages to copy, the
+ * rest one chunk of the address spaces to visit, sorted by address.
+ */
+#define REVOKE_STACK_ADDRS	4
+#define REVOKE_STACK_MMS	12
 
-struct revoke_cow_batch {
-	unsigned int n;
-	unsigned long addr[REVOKE_COW_BATCH];
+struct revoke_scratch {
+	unsigned long *addr;
+	struct mm_struct **mms;
+	unsigned int naddr, max_addr;
+	unsigned int nmms, max_mms;
+	struct mm_struct *last;		/* highest of the chunk, as found */
+	void *page;
+	unsigned long stack_addr[REVOKE_STACK_ADDRS];
+	struct mm_struct *stack_mms[REVOKE_STACK_MMS];
 };
+
+static void revoke_scratch_init(struct revoke_scratch *sc)
+{
+	sc->page = kmalloc(PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
+	if (sc->page) {
+		sc->addr = sc->page;
+		sc->max_addr = PAGE_SIZE / 8 / sizeof(*sc->addr);
+		sc->mms = sc->page + PAGE_SIZE / 8;
+		sc->max_mms = PAGE_SIZE * 7 / 8 / sizeof(*sc->mms);
+	} else {
+		sc->addr = sc->stack_addr;
+		sc->max_addr = REVOKE_STACK_ADDRS;
+		sc->mms = sc->stack_mms;
+		sc->max_mms = REVOKE_STACK_MMS;
+	}
+}
 
 /* Collect the addresses where a page of the file itself is mapped. */
 static int revoke_cow_pte(pte_t *pte, unsigned long addr, unsigned long next,
 			  struct mm_walk *walk)
 {
-	struct revoke_cow_batch *b = walk->private;
+	struct revoke_scratch *sc = walk->private;
 	pte_t ptent = ptep_get(pte);
 	struct page *page;
 
@@ -244,8 +276,8 @@ static int revoke_cow_pte(pte_t *pte, unsigned long addr, unsigned long next,
 	page = vm_normal_page(walk->vma, addr, ptent);
 	if (!page || PageAnon(page))
 		return 0;
-	b->addr[b->n++] = addr;
-	return b->n == REVOKE_COW_BATCH;
+	sc->addr[sc->naddr++] = addr;
+	return sc->naddr == sc->max_addr;
 }
 
 static const struct mm_walk_ops revoke_cow_ops = {
@@ -256,11 +288,11 @@ static const struct mm_walk_ops revoke_cow_ops = {
 /*
  * Break copy-on-write for every page of the file mapped in @vma, as a
  * ptrace write would: the process gets a private copy of what it sees now.
- * A page that cannot be copied (no memory) is zapped with the others and
- * gives SIGBUS if touched.
+ * A page that cannot be copied (no memory for the copy) is zapped with the
+ * others and gives SIGBUS if touched.
  */
 static void revoke_break_cow(struct vm_area_struct *vma,
-			     struct revoke_cow_batch *b)
+			     struct revoke_scratch *sc)
 {
 	unsigned long start = vma->vm_start;
 
@@ -268,14 +300,15 @@ static void revoke_break_cow(struct vm_area_struct *vma,
 		unsigned int i;
 		int ret;
 
-		b->n = 0;
+		sc->naddr = 0;
 		ret = walk_page_range_vma(vma, start, vma->vm_end,
-					  &revoke_cow_ops, b);
-		start = ret > 0 ? b->addr[b->n - 1] + PAGE_SIZE : vma->vm_end;
-		for (i = 0; i < b->n; i++) {
+					  &revoke_cow_ops, sc);
+		start = ret > 0 ? sc->addr[sc->naddr - 1] + PAGE_SIZE :
+				  vma->vm_end;
+		for (i = 0; i < sc->naddr; i++) {
 			struct page *page;
 
-			if (get_user_pages_remote(vma->vm_mm, b->addr[i], 1,
+			if (get_user_pages_remote(vma->vm_mm, sc->addr[i], 1,
 						  FOLL_WRITE | FOLL_FORCE,
 						  &page, NULL) == 1)
 				put_page(page);
@@ -292,80 +325,111 @@ static bool revoke_private_vma(struct vm_area_struct *vma,
 }
 
 /*
- * The address spaces with a private mapping of a revoked file of @inode,
- * each with a reference (mmget()), in @mms; their number, or -ENOMEM.
+ * Add @mm to the sorted chunk, which keeps the lowest addresses it is
+ * offered; false if @mm did not fit (another chunk is needed).
  */
-static int revoke_collect_mms(struct inode *inode, struct mm_struct ***mms)
+static bool revoke_chunk_add(struct revoke_scratch *sc, struct mm_struct *mm)
+{
+	unsigned int lo = 0, hi = sc->nmms;
+	bool full;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (sc->mms[mid] == mm)
+			return true;
+		if (sc->mms[mid] < mm)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sc->max_mms)
+		return false;
+	/* When full, the highest one gives way, for the next chunk. */
+	full = sc->nmms == sc->max_mms;
+	if (!full)
+		sc->nmms++;
+	memmove(&sc->mms[lo + 1], &sc->mms[lo],
+		(sc->nmms - 1 - lo) * sizeof(*sc->mms));
+	sc->mms[lo] = mm;
+	return !full;
+}
+
+/*
+ * Fill the chunk with the address spaces above @after that privately map
+ * a revoked file of @inode, in address order, each with a reference
+ * (mmget()); true if some did not fit.  An mm is alive while one of its
+ * vmas is in the tree, which the i_mmap lock holds; the references are
+ * taken before dropping it, on the chunk only (mmput() may not run under
+ * the lock: exit_mmap() takes it for write).
+ */
+static bool revoke_collect_mms(struct inode *inode, struct revoke_scratch *sc,
+			       struct mm_struct *after)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct vm_area_struct *vma;
-	struct mm_struct **v = NULL;
-	unsigned int n, max = 0;
+	bool more = false;
+	unsigned int i, n;
 
-	for (;;) {
-		unsigned int want = 0;
-
-		n = 0;
-		i_mmap_lock_read(mapping);
-		vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX) {
-			unsigned int i;
-
-			if (!revoke_private_vma(vma, inode))
-				continue;
-			for (i = 0; i < n && v[i] != vma->vm_mm; i++)
-				;
-			if (i < n)
-				continue;
-			if (n == max) {
-				want++;
-				continue;
-			}
-			if (mmget_not_zero(vma->vm_mm))
-				v[n++] = vma->vm_mm;
-		}
-		i_mmap_unlock_read(mapping);
-		if (!want)
-			break;
-		/* More than room for: drop them and count again. */
-		while (n)
-			mmput(v[--n]);
-		kfree(v);
-		max += want;
-		v = kmalloc_array(max, sizeof(*v), GFP_KERNEL);
-		if (!v)
-			return -ENOMEM;
+	sc->nmms = 0;
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX) {
+		if (vma->vm_mm > after && revoke_private_vma(vma, inode) &&
+		    !revoke_chunk_add(sc, vma->vm_mm))
+			more = true;
+		cond_resched();
 	}
-	*mms = v;
-	return n;
+	sc->last = sc->nmms ? sc->mms[sc->nmms - 1] : after;
+	for (i = n = 0; i < sc->nmms; i++)
+		if (mmget_not_zero(sc->mms[i]))
+			sc->mms[n++] = sc->mms[i];
+	i_mmap_unlock_read(mapping);
+	sc->nmms = n;
+	return more;
 }
 
+/*
+ * Copy what the private mappings of @inode's revoked files have mapped,
+ * one chunk of address spaces at a time, in address order: bounded memory
+ * whatever the number of vmas or processes.  A fatal signal stops the
+ * copying; what is left is zapped in step 4 (SIGBUS if touched).  An
+ * address space forked from one already visited is not visited: its
+ * pages are zapped too.
+ */
 static void revoke_private_maps(struct inode *inode)
 {
-	struct revoke_cow_batch *b;
-	struct mm_struct **mms;
-	int i, n;
+	struct mm_struct *after = NULL;
+	struct revoke_scratch sc;
+	bool more, stop = false;
 
 	if (!mapping_mapped(inode->i_mapping))
 		return;
-	b = kmalloc(sizeof(*b), GFP_KERNEL);
-	mms = NULL;
-	n = revoke_collect_mms(inode, &mms);
-	for (i = 0; i < n; i++) {
-		struct mm_struct *mm = mms[i];
-		struct vm_area_struct *vma;
+	revoke_scratch_init(&sc);
+	do {
+		unsigned int i;
 
-		if (b && !mmap_read_lock_killable(mm)) {
-			VMA_ITERATOR(vmi, mm, 0);
+		more = revoke_collect_mms(inode, &sc, after);
+		for (i = 0; i < sc.nmms; i++) {
+			struct mm_struct *mm = sc.mms[i];
+			struct vm_area_struct *vma;
 
-			for_each_vma(vmi, vma)
-				if (revoke_private_vma(vma, inode))
-					revoke_break_cow(vma, b);
-			mmap_read_unlock(mm);
+			if (!stop && mmap_read_lock_killable(mm))
+				stop = true;
+			if (!stop) {
+				VMA_ITERATOR(vmi, mm, 0);
+
+				for_each_vma(vmi, vma) {
+					if (revoke_private_vma(vma, inode))
+						revoke_break_cow(vma, &sc);
+					cond_resched();
+				}
+				mmap_read_unlock(mm);
+			}
+			mmput(mm);
 		}
-		mmput(mm);
-	}
-	kfree(mms);
-	kfree(b);
+		after = sc.last;
+	} while (more && !stop);
+	kfree(sc.page);
 }
 
 /* Step 6, the seed's do_fsync(): the filesystem's ->fsync, on a file of ours. */

@@ -1040,6 +1040,115 @@ TEST(memfd_udmabuf_refused)
 	close(dev);
 }
 
+/* ---- private mappings under memory pressure ---------------------------- */
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+
+/* [start, end) of the kernel function @name, from /proc/kallsyms. */
+static int kernel_function(const char *name, unsigned long *start,
+			   unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long addr;
+	char type, sym[256];
+
+	if (!f)
+		return -1;
+	*start = 0;
+	*end = ~0UL;
+	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, sym) == 3)
+		if (!*start && !strcmp(sym, name))
+			*start = addr;
+	rewind(f);
+	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, sym) == 3)
+		if (*start && addr > *start && addr < *end)
+			*end = addr;
+	fclose(f);
+	return *start && *end != ~0UL ? 0 : -1;
+}
+
+static int failslab_set(const char *attr, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FAILSLAB "%s", attr);
+	return write_str(path, val);
+}
+
+/*
+ * The first slab allocation of a revokeat() fails (failslab, for the task
+ * that calls it, only below revoke_regular()): the scratch space of the
+ * private-mapping step.  The process keeps what it had mapped all the
+ * same; it got SIGBUS when the step was skipped on -ENOMEM.
+ */
+TEST(private_mapping_kept_under_memory_pressure)
+{
+	unsigned long start, end;
+	unsigned int *map, v = 0;
+	char val[32], times[8] = {};
+	int fd, t;
+	pid_t pid;
+
+	if (access(FAILSLAB, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	ASSERT_EQ(access(FAILSLAB, F_OK), 0);
+	ASSERT_EQ(kernel_function("revoke_regular", &start, &end), 0);
+
+	fd = memfd_create("revoke-nomem", 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 2 * PAGE), 0);
+	ASSERT_EQ(pwrite(fd, "old", 4, 0), 4);
+	map = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+	/* Page 1 copied (the anon_vma exists), page 0 read. */
+	EXPECT_FALSE(write_sigbus(&map[PAGE / 4], 0x11111111));
+	EXPECT_FALSE(read_sigbus(&map[0], &v));
+
+	/* The filters first: until then, any allocation could be failed. */
+	ASSERT_EQ(failslab_set("probability", "0"), 0);
+	ASSERT_EQ(failslab_set("interval", "1"), 0);
+	ASSERT_EQ(failslab_set("times", "1"), 0);
+	ASSERT_EQ(failslab_set("verbose", "0"), 0);
+	ASSERT_EQ(failslab_set("task-filter", "Y"), 0);
+	ASSERT_EQ(failslab_set("ignore-gfp-wait", "N"), 0);
+	ASSERT_EQ(failslab_set("stacktrace-depth", "32"), 0);
+	snprintf(val, sizeof(val), "0x%lx", start);
+	ASSERT_EQ(failslab_set("require-start", val), 0);
+	snprintf(val, sizeof(val), "0x%lx", end);
+	ASSERT_EQ(failslab_set("require-end", val), 0);
+	ASSERT_EQ(failslab_set("probability", "100"), 0);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (write_str("/proc/self/make-it-fail", "1"))
+			_exit(100);
+		_exit(sys_revokeat(AT_FDCWD, path, 0) ? errno : 0);
+	}
+	EXPECT_EQ(reap_within(pid, 20000), 0);
+
+	t = open(FAILSLAB "times", O_RDONLY);
+	EXPECT_GT(read(t, times, sizeof(times) - 1), 0);
+	close(t);
+	failslab_set("probability", "0");
+	failslab_set("task-filter", "N");
+	failslab_set("require-start", "0");
+	failslab_set("require-end", "0xffffffffffffffff");
+	/* An allocation was failed: the test is not vacuous. */
+	EXPECT_EQ(atoi(times), 0) TH_LOG("no allocation failed: %s", times);
+
+	EXPECT_FALSE(read_sigbus(&map[0], &v))
+		TH_LOG("the page the process had mapped was taken");
+	EXPECT_EQ(memcmp(&v, "old", 4), 0);
+	EXPECT_FALSE(read_sigbus(&map[PAGE / 4], &v));
+	EXPECT_EQ(v, 0x11111111);
+	munmap(map, 2 * PAGE);
+	close(fd);
+}
+
 /* ---- the open that passed its permission check before the revoke ------ */
 
 /*
