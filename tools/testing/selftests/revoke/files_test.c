@@ -7,7 +7,12 @@
  */
 
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/aio_abi.h>
 #include <linux/dm-ioctl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/io_uring.h>
 #include <linux/loop.h>
 #include <linux/udmabuf.h>
 #include <poll.h>
@@ -17,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/sendfile.h>
@@ -92,6 +98,92 @@ FIXTURE_TEARDOWN(files)
 	}
 }
 
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+/* Whether cachestat(2) of @fd fails with EBADF. */
+static bool cachestat_ebadf(int fd)
+{
+	/* struct cachestat_range and struct cachestat, as u64s. */
+	unsigned long long range[2] = { 0, 0 }, cs[5];
+
+	return syscall(__NR_cachestat, fd, range, cs, 0) == -1 &&
+	       errno == EBADF;
+}
+
+/* The result of an AIO fsync of @fd: 0, a negative errno, or LONG_MIN. */
+static long aio_fsync_result(int fd)
+{
+	aio_context_t ctx = 0;
+	struct iocb cb = {
+		.aio_lio_opcode = IOCB_CMD_FSYNC,
+		.aio_fildes = fd,
+	};
+	struct iocb *cbs[1] = { &cb };
+	struct io_event ev;
+	long res = LONG_MIN;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return LONG_MIN;
+	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+		res = -errno;
+	else if (syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL) == 1)
+		res = ev.res;
+	syscall(__NR_io_destroy, ctx);
+	return res;
+}
+
+/*
+ * The result of one io_uring operation on @fd (IORING_OP_FSYNC or
+ * IORING_OP_SYNC_FILE_RANGE of its first page): the CQE's res, or
+ * INT_MIN if it could not be submitted.
+ */
+static int uring_sync_result(int fd, __u8 opcode)
+{
+	struct io_uring_params p = {};
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqe;
+	unsigned int *sq_tail, *sq_array, *cq_head;
+	size_t sq_len, cq_len;
+	void *sq, *cq;
+	int ring, res = INT_MIN;
+
+	ring = syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
+		return INT_MIN;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (cq_len > sq_len)
+		sq_len = cq_len;
+	/* IORING_FEAT_SINGLE_MMAP, since 5.4: one mapping for both rings. */
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED, ring,
+		  IORING_OFF_SQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || sqes == MAP_FAILED)
+		goto out;
+	cq = sq;
+	memset(&sqes[0], 0, sizeof(sqes[0]));
+	sqes[0].opcode = opcode;
+	sqes[0].fd = fd;
+	sqes[0].len = opcode == IORING_OP_SYNC_FILE_RANGE ? PAGE : 0;
+	sq_array = sq + p.sq_off.array;
+	sq_tail = sq + p.sq_off.tail;
+	sq_array[*sq_tail & *(unsigned int *)(sq + p.sq_off.ring_mask)] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		goto out;
+	cq_head = cq + p.cq_off.head;
+	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes) +
+	      (*cq_head & *(unsigned int *)(cq + p.cq_off.ring_mask));
+	res = cqe->res;
+out:
+	close(ring);
+	return res;
+}
+
 /*
  * What a revoked regular file must look like: every operation on it fails
  * with EBADF, poll says EPOLLERR | EPOLLHUP, fstat and close work.
@@ -103,9 +195,10 @@ static int check_file_revoked(int fd, const char *other)
 	char buf[8] = {};
 	struct iovec iov = { .iov_base = buf, .iov_len = 1 };
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
 	struct stat st;
 	loff_t off = 0;
-	int ofd, pfds[2];
+	int ofd, pfds[2], n;
 
 	if (read(fd, buf, 1) != -1 || errno != EBADF)
 		return 1;
@@ -158,6 +251,35 @@ static int check_file_revoked(int fd, const char *other)
 	close(ofd);
 	if (fstat(fd, &st) || st.st_size != 4 * PAGE)
 		return 22;
+	/* Every way to sync it, as fsync(2). */
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) != -1 ||
+	    errno != EBADF)
+		return 23;
+	if (aio_fsync_result(fd) != -EBADF)
+		return 24;
+	if (uring_sync_result(fd, IORING_OP_FSYNC) != -EBADF)
+		return 25;
+	if (uring_sync_result(fd, IORING_OP_SYNC_FILE_RANGE) != -EBADF)
+		return 26;
+	/* Nothing reports on the next owner's file. */
+	fl.l_type = F_WRLCK;
+	if (fcntl(fd, F_GETLK, &fl) != -1 || errno != EBADF)
+		return 27;
+	fl.l_pid = 0;
+	if (fcntl(fd, F_OFD_GETLK, &fl) != -1 || errno != EBADF)
+		return 28;
+	if (!cachestat_ebadf(fd))
+		return 29;
+	if (ioctl(fd, FIONREAD, &n) != -1 || errno != EBADF)
+		return 30;
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm) != -1 || errno != EBADF)
+		return 31;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &n) != -1 || errno != EBADF)
+		return 32;
+	/* What acts on the descriptor and the struct file still works. */
+	n = 0;
+	if (ioctl(fd, FIONBIO, &n) || ioctl(fd, FIOCLEX) || ioctl(fd, FIONCLEX))
+		return 33;
 	return 0;
 }
 
@@ -347,6 +469,48 @@ TEST_F(files, completed_writes_durable)
 	system("echo 500 >/proc/sys/vm/dirty_writeback_centisecs");
 }
 
+/*
+ * An O_SYNC write that began before the revoke lands, and says so: its
+ * sync (generic_write_sync()) runs once the file is revoked, and used to
+ * fail it with EBADF when fsync's check sat in vfs_fsync_range().
+ */
+TEST_F(files, sync_write_in_flight_lands)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct stuck s;
+	char c = 'x';
+	pid_t revoker;
+	int i;
+
+	s.fd = open(self->path, O_RDWR | O_SYNC);
+	ASSERT_GE(s.fd, 0);
+	pfd.fd = open(self->path, O_RDONLY);
+	ASSERT_GE(pfd.fd, 0);
+	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+	revoker = fork();
+	ASSERT_GE(revoker, 0);
+	if (revoker == 0)
+		_exit(sys_revokeat(AT_FDCWD, self->path, 0) ? errno : 0);
+	/* The generation has moved when the other file polls revoked. */
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(poll(&pfd, 1, 0), 1);
+		if (pfd.revents & POLLERR)
+			break;
+		usleep(10000);
+	}
+	ASSERT_LT(i, 500) TH_LOG("the revoke did not start");
+	/* It waits for the write, which completes and reports its byte. */
+	EXPECT_EQ(stuck_finish(&s), 0) TH_LOG("the landed write failed");
+	EXPECT_EQ(reap_within(revoker, 10000), 0);
+	ASSERT_EQ(pread(pfd.fd, &c, 1, 0), -1);
+	close(pfd.fd);
+	pfd.fd = open(self->path, O_RDONLY);
+	ASSERT_GE(pfd.fd, 0);
+	EXPECT_EQ(pread(pfd.fd, &c, 1, 0), 1);
+	EXPECT_EQ(c, 0) TH_LOG("the write did not land");
+	close(pfd.fd);
+}
+
 struct writer {
 	int fd;
 	long writes;
@@ -419,6 +583,44 @@ TEST_F(files, shared_mapping_sigbus)
 	EXPECT_EQ(madvise(map, PAGE, MADV_REMOVE), -1);
 	munmap(map, 2 * PAGE);
 	close(fd2);
+	close(fd);
+}
+
+/*
+ * msync(MS_SYNC) of a revoked file's mapping fails as fsync(2) does, and
+ * mincore(2) does not look into the next owner's page cache: the pages
+ * the process lost are not resident, the private copy it kept is.
+ */
+TEST_F(files, mapping_msync_and_mincore)
+{
+	unsigned int *shared, *priv, v = 0;
+	unsigned char vec[2];
+	int fd;
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	shared = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0);
+	ASSERT_NE(shared, MAP_FAILED);
+	priv = mmap(NULL, 2 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(priv, MAP_FAILED);
+	EXPECT_FALSE(read_sigbus(&shared[0], &v));
+	EXPECT_FALSE(read_sigbus(&priv[0], &v));
+	EXPECT_EQ(msync(shared, 2 * PAGE, MS_SYNC), 0);
+	ASSERT_EQ(mincore(shared, 2 * PAGE, vec), 0);
+	ASSERT_EQ(vec[0] & 1, 1);
+
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	EXPECT_EQ(msync(shared, 2 * PAGE, MS_SYNC), -1);
+	EXPECT_EQ(errno, EBADF);
+	ASSERT_EQ(mincore(shared, 2 * PAGE, vec), 0);
+	EXPECT_EQ(vec[0] & 1, 0) TH_LOG("the next owner's page cache shows");
+	EXPECT_EQ(vec[1] & 1, 0);
+	ASSERT_EQ(mincore(priv, 2 * PAGE, vec), 0);
+	EXPECT_EQ(vec[0] & 1, 1) TH_LOG("the private copy is not resident");
+	EXPECT_EQ(vec[1] & 1, 0);
+	munmap(priv, 2 * PAGE);
+	munmap(shared, 2 * PAGE);
 	close(fd);
 }
 
