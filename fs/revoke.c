@@ -15,15 +15,20 @@
  * Regular files.  The object is the inode, so files opened through any
  * hard link, bind mount or mount namespace are covered, and fork, dup and
  * SCM_RIGHTS share the struct file.  Nothing is tracked per open file: a
- * file records the inode's revoke generation when it is opened, as open(2)
- * read it before its permission check (so that an open checked before the
- * owner's chmod and revokeat(2) is revoked; file_revoke_open_sample())
- * (f_revoke_gen, 4 bytes that fit in the 192-byte slab object struct file
- * already has), and revokeat(2) bumps the inode's (i_revoke_gen, in a
- * 32-bit hole of struct inode).  A file whose generation is behind is
- * revoked; no list is walked and open(2)/close(2) pay one load and store.
- * (32 bits wrap after 2^32 revokes of one inode, one grace period each:
- * months of revoking it back to back while an old file stays open.)
+ * file records the inode's revoke generation when it is opened
+ * (f_revoke_gen), as open(2) read it before its permission check, so that
+ * an open checked before the owner's chmod and revokeat(2) is revoked
+ * (file_revoke_open_sample()); revokeat(2) bumps the inode's
+ * (i_revoke_gen).  A
+ * file whose generation differs is revoked; no list is walked and
+ * open(2)/close(2) pay one load and store.  Both are 64 bits, so that a
+ * generation never comes back: with 32, the 2^32nd revoke of an inode
+ * (a day of back-to-back calls with expedited grace periods) made the
+ * files opened before the first live again.  That costs struct inode 8
+ * bytes and struct file none (on x86_64 its slab object is 192 bytes with
+ * or without them).  They are read without a lock, which is why
+ * CONFIG_REVOKE depends on 64BIT: a torn read on a 32-bit machine could
+ * see a past generation.
  *
  * The cycle (steps 1 and 2 under the filesystem's revoke_sb lock):
  *  1. bump the generation; every later operation of an older file fails

@@ -87,7 +87,7 @@ static void revoke_files_open_sample(struct kunit *test)
 {
 	struct file *old = rf_file(test), *file;
 	struct inode *inode = file_inode(old);
-	unsigned int before, after;
+	u64 before, after;
 
 	before = file_revoke_open_sample(inode);
 	KUNIT_EXPECT_EQ(test, revoke_regular(&old->f_path), 0);
@@ -106,6 +106,36 @@ static void revoke_files_open_sample(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, file_revoked(file));
 	KUNIT_EXPECT_EQ(test, rf_write(file, "new"), 3);
 	fput(file);
+	fput(old);
+}
+
+/*
+ * The generation does not wrap: a file stays revoked however many revokes
+ * of its inode follow.  With 32 bits, the 2^32nd made the inode's
+ * generation equal to the file's again (about a day of back-to-back
+ * revokes with expedited grace periods), and the file was live.
+ */
+static void revoke_files_generation_wrap(struct kunit *test)
+{
+	struct file *old = rf_file(test), *mid, *new;
+	struct inode *inode = file_inode(old);
+
+	/* As if 2^32 - 1 revokes had run since @old was opened. */
+	KUNIT_ASSERT_EQ(test, READ_ONCE(inode->i_revoke_gen), 0);
+	WRITE_ONCE(inode->i_revoke_gen, U32_MAX);
+	KUNIT_EXPECT_TRUE(test, file_revoked(old));
+	mid = rf_reopen(test, old);
+	KUNIT_EXPECT_FALSE(test, file_revoked(mid));
+
+	KUNIT_EXPECT_EQ(test, revoke_regular(&old->f_path), 0);
+	KUNIT_EXPECT_TRUE(test, file_revoked(old));
+	KUNIT_EXPECT_EQ(test, rf_write(old, "bad"), -EBADF);
+	KUNIT_EXPECT_TRUE(test, file_revoked(mid));
+	new = rf_reopen(test, old);
+	KUNIT_EXPECT_FALSE(test, file_revoked(new));
+	KUNIT_EXPECT_EQ(test, rf_write(new, "new"), 3);
+	fput(new);
+	fput(mid);
 	fput(old);
 }
 
@@ -246,6 +276,7 @@ static void revoke_files_security(struct kunit *test)
 static struct kunit_case revoke_files_cases[] = {
 	KUNIT_CASE(revoke_files_generations),
 	KUNIT_CASE(revoke_files_open_sample),
+	KUNIT_CASE(revoke_files_generation_wrap),
 	KUNIT_CASE(revoke_files_drain_waits),
 	KUNIT_CASE(revoke_files_locks),
 	KUNIT_CASE(revoke_files_not_revocable),

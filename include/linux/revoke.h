@@ -192,9 +192,9 @@ static inline int file_revoke_error(const struct file *file)
  * Context: Process context, in do_open().
  * Return: the sample to hand to file_revoke_open_check().
  */
-static inline unsigned int file_revoke_open_sample(const struct inode *inode)
+static inline u64 file_revoke_open_sample(const struct inode *inode)
 {
-	unsigned int sample = 0;
+	u64 sample = 0;
 
 #ifdef CONFIG_REVOKE
 	if (S_ISCHR(inode->i_mode))
@@ -227,8 +227,7 @@ static inline unsigned int file_revoke_open_sample(const struct inode *inode)
  * Return: 0, or -ENXIO if a revoke of @file's device began after @sample
  * was taken.
  */
-static inline int file_revoke_open_check(struct file *file,
-					 unsigned int sample)
+static inline int file_revoke_open_check(struct file *file, u64 sample)
 {
 	umode_t mode = file_inode(file)->i_mode;
 
@@ -238,7 +237,8 @@ static inline int file_revoke_open_check(struct file *file,
 #endif
 	if (!S_ISCHR(mode))
 		return 0;
-	return revoke_open_check(file, sample);
+	/* A device's sample is the 32-bit revoke_cycles. */
+	return revoke_open_check(file, (unsigned int)sample);
 }
 
 /**
