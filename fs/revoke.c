@@ -382,6 +382,8 @@ static bool revoke_collect_mms(struct inode *inode, struct revoke_scratch *sc,
 		if (vma->vm_mm > after && revoke_private_vma(vma, inode) &&
 		    !revoke_chunk_add(sc, vma->vm_mm))
 			more = true;
+		if (fatal_signal_pending(current))
+			break;
 		cond_resched();
 	}
 	sc->last = sc->nmms ? sc->mms[sc->nmms - 1] : after;
@@ -393,13 +395,34 @@ static bool revoke_collect_mms(struct inode *inode, struct revoke_scratch *sc,
 	return more;
 }
 
+/* Copy what @mm has mapped of @inode's revoked files; mmap lock held. */
+static void revoke_private_mm(struct mm_struct *mm, struct inode *inode,
+			      struct revoke_scratch *sc)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+
+	/* A fork that failed half-way left a marker, not a vma, in the tree. */
+	if (test_bit(MMF_UNSTABLE, &mm->flags))
+		return;
+	for_each_vma(vmi, vma) {
+		if (revoke_private_vma(vma, inode))
+			revoke_break_cow(vma, sc);
+		if (fatal_signal_pending(current))
+			return;
+		cond_resched();
+	}
+}
+
 /*
  * Copy what the private mappings of @inode's revoked files have mapped,
  * one chunk of address spaces at a time, in address order: bounded memory
  * whatever the number of vmas or processes.  A fatal signal stops the
  * copying; what is left is zapped in step 4 (SIGBUS if touched).  An
  * address space forked from one already visited is not visited: its
- * pages are zapped too.
+ * pages are zapped too.  One whose fork failed half-way (MMF_UNSTABLE:
+ * dup_mmap() left a marker, not a vma, in its tree) is about to go, and
+ * is skipped.
  */
 static void revoke_private_maps(struct inode *inode)
 {
@@ -416,24 +439,18 @@ static void revoke_private_maps(struct inode *inode)
 		more = revoke_collect_mms(inode, &sc, after);
 		for (i = 0; i < sc.nmms; i++) {
 			struct mm_struct *mm = sc.mms[i];
-			struct vm_area_struct *vma;
 
-			if (!stop && mmap_read_lock_killable(mm))
+			if (!stop && (fatal_signal_pending(current) ||
+				      mmap_read_lock_killable(mm)))
 				stop = true;
 			if (!stop) {
-				VMA_ITERATOR(vmi, mm, 0);
-
-				for_each_vma(vmi, vma) {
-					if (revoke_private_vma(vma, inode))
-						revoke_break_cow(vma, &sc);
-					cond_resched();
-				}
+				revoke_private_mm(mm, inode, &sc);
 				mmap_read_unlock(mm);
 			}
 			mmput(mm);
 		}
 		after = sc.last;
-	} while (more && !stop);
+	} while (more && !stop && !fatal_signal_pending(current));
 	kfree(sc.page);
 }
 
