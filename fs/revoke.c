@@ -60,8 +60,9 @@
  *     do_set_pmd()) or RCU (filemap_map_pages()), which the
  *     synchronize_rcu() of step 2 waits for: shared mappings give SIGBUS;
  *  5. drop the revoked files' flock, POSIX and OFD locks and leases;
- *  6. fsync, as the seed's do_fsync(), through a file opened for it:
- *     writes completed before the call are durable.
+ *  6. write back, as the seed's do_fsync(), but without opening a file
+ *     that a policy on opens could refuse or hold: writes completed
+ *     before the call are durable.
  *
  * The gate is per superblock, not per inode: a per-CPU counter per inode
  * would cost more memory than the inode.  A revoke therefore also waits for
@@ -86,6 +87,7 @@
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/pagemap.h>
 #include <linux/pagewalk.h>
 #include <linux/percpu.h>
 #include <linux/revoke.h>
@@ -454,18 +456,16 @@ static void revoke_private_maps(struct inode *inode)
 	kfree(sc.page);
 }
 
-/* Step 6, the seed's do_fsync(): the filesystem's ->fsync, on a file of ours. */
-static int revoke_fsync(const struct path *path)
+/*
+ * Step 6, the seed's do_fsync(), without a file: an open for ->fsync
+ * would run the LSMs' file_open and fsnotify's permission events, which
+ * may refuse or hold it once the files are revoked.  write_inode_now()
+ * writes the data back, waits for it, and writes the inode with
+ * WB_SYNC_ALL, which commits ext4's journal as its fsync does.
+ */
+static int revoke_fsync(struct inode *inode)
 {
-	struct file *file;
-	int ret;
-
-	file = dentry_open(path, O_RDONLY | O_LARGEFILE, current_cred());
-	if (IS_ERR(file))
-		return PTR_ERR(file);
-	ret = vfs_fsync(file, 0);
-	fput(file);
-	return ret;
+	return write_inode_now(inode, 1);
 }
 
 /*
@@ -497,7 +497,7 @@ static int revoke_regular(const struct path *path)
 	if (held)
 		mapping_unmap_writable(inode->i_mapping);
 	locks_revoke(inode);
-	err = revoke_fsync(path);
+	err = revoke_fsync(inode);
 	return ret ?: err;
 }
 

@@ -21,10 +21,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/fanotify.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
@@ -509,6 +511,65 @@ TEST_F(files, sync_write_in_flight_lands)
 	EXPECT_EQ(pread(pfd.fd, &c, 1, 0), 1);
 	EXPECT_EQ(c, 0) TH_LOG("the write did not land");
 	close(pfd.fd);
+}
+
+/*
+ * The write-back of revokeat() is not an open(2) of the caller's: a
+ * policy that refuses the caller's opens of the file (a fanotify
+ * permission listener here, an LSM elsewhere) neither fails the call
+ * after the files were revoked nor skips the fsync.
+ */
+TEST_F(files, write_back_not_refused_by_open_policy)
+{
+	char marker[64];
+	int fd, fan;
+	pid_t denier;
+
+	system("echo 0 >/proc/sys/vm/dirty_writeback_centisecs");
+	snprintf(marker, sizeof(marker), "revoke-policy-%s-%d-%ld",
+		 variant->ext4 ? "ext4" : "tmpfs", getpid(), (long)time(NULL));
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(pwrite(fd, marker, sizeof(marker), PAGE),
+		  (ssize_t)sizeof(marker));
+
+	fan = fanotify_init(FAN_CLASS_CONTENT, O_RDONLY);
+	ASSERT_GE(fan, 0);
+	ASSERT_EQ(fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD,
+				self->path), 0);
+	denier = fork();
+	ASSERT_GE(denier, 0);
+	if (denier == 0) {
+		struct fanotify_event_metadata ev;
+		struct fanotify_response r = { .response = FAN_DENY };
+
+		/* Never outlive the test: it would deny opens of the file. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		while (read(fan, &ev, sizeof(ev)) == sizeof(ev)) {
+			r.fd = ev.fd;
+			if (write(fan, &r, sizeof(r)) != sizeof(r))
+				_exit(1);
+			close(ev.fd);
+		}
+		_exit(0);
+	}
+	/* The policy works: an open of the file is refused. */
+	EXPECT_EQ(open(self->path, O_RDONLY), -1);
+	EXPECT_EQ(errno, EPERM);
+
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0)
+		TH_LOG("revokeat: %s", strerror(errno));
+	if (variant->ext4)
+		EXPECT_TRUE(image_holds(marker, sizeof(marker)))
+			TH_LOG("no write-back");
+	EXPECT_EQ(write(fd, "x", 1), -1);
+	kill(denier, SIGKILL);
+	waitpid(denier, NULL, 0);
+	close(fan);
+	close(fd);
+	system("echo 500 >/proc/sys/vm/dirty_writeback_centisecs");
 }
 
 struct writer {
@@ -1251,6 +1312,7 @@ static int kernel_function(const char *name, unsigned long *start,
 			   unsigned long *end)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
+	size_t len = strlen(name);
 	unsigned long addr;
 	char type, sym[256];
 
@@ -1258,8 +1320,10 @@ static int kernel_function(const char *name, unsigned long *start,
 		return -1;
 	*start = 0;
 	*end = ~0UL;
+	/* The name, or the name with a compiler's suffix (".isra.0"). */
 	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, sym) == 3)
-		if (!*start && !strcmp(sym, name))
+		if (!*start && !strncmp(sym, name, len) &&
+		    (!sym[len] || sym[len] == '.'))
 			*start = addr;
 	rewind(f);
 	while (fscanf(f, "%lx %c %255s%*[^\n]", &addr, &type, sym) == 3)
@@ -1471,8 +1535,10 @@ static bool revoke_reached_fsync(pid_t pid, int ms, char *stack, size_t len)
 			close(fd);
 		if (n > 0) {
 			stack[n] = 0;
-			/* vfs_fsync_range(), or ext4_sync_file() inlined */
-			if (strstr(stack, "fsync") || strstr(stack, "sync_file"))
+			/* write_inode_now() and what it waits in */
+			if (strstr(stack, "write_inode_now") ||
+			    strstr(stack, "writeback_single_inode") ||
+			    strstr(stack, "jbd2"))
 				return true;
 		}
 		usleep(10000);
