@@ -24,7 +24,7 @@ mkdir -p "$out/bin" "$LOGS"
 
 SELFTESTS=$TREE/tools/testing/selftests
 CFLAGS="-O2 -g0 -Wall -static -D_GNU_SOURCE
-	-isystem $obj/usr/include -I $SELFTESTS -pthread"
+	-isystem $obj/usr/include -I $SELFTESTS -I $TREE -pthread"
 
 # cc SRC: compile one program into $out/bin.
 cc() {

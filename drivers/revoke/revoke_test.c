@@ -41,7 +41,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <uapi/linux/revoke_test.h>
+
+#include "revoke_test_uapi.h"
 
 struct rt_file;
 

@@ -24,8 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/loop.h>
-#include <linux/revoke_test.h>
 #include <linux/userfaultfd.h>
+
+/* The test device's ioctls: from the source tree, not from uapi. */
+#include <drivers/revoke/revoke_test_uapi.h>
 
 #ifndef __NR_revokeat
 #define __NR_revokeat 463

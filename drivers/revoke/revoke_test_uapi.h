@@ -3,12 +3,20 @@
  * ioctls of the revokeat(2) test device, drivers/revoke/revoke_test.c
  * (CONFIG_REVOKE_TEST_DEVICE): /dev/revoke_test is revocable, its twin
  * /dev/revoke_test_plain is the same driver without ->revoke.
+ *
+ * Not a uapi header: the device is for the selftests in
+ * tools/testing/selftests/revoke/ only, which include this file from the
+ * source tree, as the hmm selftests include lib/test_hmm_uapi.h, and
+ * its ioctls are not an ABI.  Their magic is one no uapi header uses, so
+ * that a test's ioctl sent to the wrong node fails with ENOTTY.
  */
-#ifndef _UAPI_LINUX_REVOKE_TEST_H
-#define _UAPI_LINUX_REVOKE_TEST_H
+#ifndef _REVOKE_TEST_UAPI_H
+#define _REVOKE_TEST_UAPI_H
 
 #include <linux/ioctl.h>
 #include <linux/types.h>
+
+#define REVOKE_TEST_IOC_MAGIC	0xB9
 
 /* Counters of one node, since it was created. */
 struct revoke_test_stats {
@@ -43,9 +51,9 @@ struct revoke_test_hook {
  * file with vma_set_file() (SET_FILE), or maps a page of the file's own
  * with remap_pfn_range(), which ->release frees (PREFAULT).
  */
-#define REVOKE_TEST_MODE_OWN_MAPPING	(1U << 0)
-#define REVOKE_TEST_MODE_SET_FILE	(1U << 1)
-#define REVOKE_TEST_MODE_PREFAULT	(1U << 2)
+#define REVOKE_TEST_MODE_OWN_MAPPING	0x1U
+#define REVOKE_TEST_MODE_SET_FILE	0x2U
+#define REVOKE_TEST_MODE_PREFAULT	0x4U
 
 #define REVOKE_TEST_FIFO_SIZE	4096
 #define REVOKE_TEST_MAP_PAGES	2
@@ -61,27 +69,27 @@ struct revoke_test_hook {
 #define REVOKE_TEST_KEEP_REVOKED	0x52564b44	/* "RVKD" */
 
 /* Do nothing (benchmarks). */
-#define REVOKE_TEST_IOC_NOP	_IO('R', 0x00)
+#define REVOKE_TEST_IOC_NOP	_IO(REVOKE_TEST_IOC_MAGIC, 0x00)
 /* Make read() of this file return zeros at once, without the FIFO. */
-#define REVOKE_TEST_IOC_SOURCE	_IO('R', 0x01)
+#define REVOKE_TEST_IOC_SOURCE	_IO(REVOKE_TEST_IOC_MAGIC, 0x01)
 /* Sleep until woken by a revocation (or a signal). */
-#define REVOKE_TEST_IOC_SLEEP	_IO('R', 0x02)
+#define REVOKE_TEST_IOC_SLEEP	_IO(REVOKE_TEST_IOC_MAGIC, 0x02)
 /* Read the node's counters. */
-#define REVOKE_TEST_IOC_STATS	_IOR('R', 0x03, struct revoke_test_stats)
+#define REVOKE_TEST_IOC_STATS	_IOR(REVOKE_TEST_IOC_MAGIC, 0x03, struct revoke_test_stats)
 /* Become the node's exclusive owner until ->release; -EBUSY if taken. */
-#define REVOKE_TEST_IOC_OWN	_IO('R', 0x04)
+#define REVOKE_TEST_IOC_OWN	_IO(REVOKE_TEST_IOC_MAGIC, 0x04)
 /* Store a value in the first word of mapped page 0 (device side write). */
-#define REVOKE_TEST_IOC_POKE	_IOW('R', 0x05, __u32)
+#define REVOKE_TEST_IOC_POKE	_IOW(REVOKE_TEST_IOC_MAGIC, 0x05, __u32)
 /*
  * Test hooks; they act on the driver as a whole, whichever node they are
  * sent to (the tests use the unrevocable node, whose ioctls are not
  * operations of the revocable object).
  */
 /* Arm the one-shot pause (point NONE disarms it). */
-#define REVOKE_TEST_IOC_HOOK	_IOW('R', 0x06, struct revoke_test_hook)
+#define REVOKE_TEST_IOC_HOOK	_IOW(REVOKE_TEST_IOC_MAGIC, 0x06, struct revoke_test_hook)
 /* Wait until the armed pause is reached: 0, or -ETIMEDOUT after 10 s. */
-#define REVOKE_TEST_IOC_HOOK_WAIT _IO('R', 0x07)
+#define REVOKE_TEST_IOC_HOOK_WAIT _IO(REVOKE_TEST_IOC_MAGIC, 0x07)
 /* Set REVOKE_TEST_MODE_* for the next opens and mappings. */
-#define REVOKE_TEST_IOC_MODE	_IOW('R', 0x08, __u32)
+#define REVOKE_TEST_IOC_MODE	_IOW(REVOKE_TEST_IOC_MAGIC, 0x08, __u32)
 
-#endif /* _UAPI_LINUX_REVOKE_TEST_H */
+#endif /* _REVOKE_TEST_UAPI_H */
