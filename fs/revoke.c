@@ -19,9 +19,8 @@
  * (f_revoke_gen), as open(2) read it before its permission check, so that
  * an open checked before the owner's chmod and revokeat(2) is revoked
  * (file_revoke_open_sample()); revokeat(2) bumps the inode's
- * (i_revoke_gen).  A
- * file whose generation differs is revoked; no list is walked and
- * open(2)/close(2) pay one load and store.  Both are 64 bits, so that a
+ * (i_revoke_gen).  A file whose generation differs is revoked; no list is
+ * walked and open(2)/close(2) pay one load and store.  Both are 64 bits, so that a
  * generation never comes back: with 32, the 2^32nd revoke of an inode
  * (a day of back-to-back calls with expedited grace periods) made the
  * files opened before the first live again.  That costs struct inode 8
@@ -430,7 +429,7 @@ static void revoke_private_maps(struct inode *inode)
 {
 	struct mm_struct *after = NULL;
 	struct revoke_scratch sc;
-	bool more, stop = false;
+	bool more;
 
 	if (!mapping_mapped(inode->i_mapping))
 		return;
@@ -442,30 +441,17 @@ static void revoke_private_maps(struct inode *inode)
 		for (i = 0; i < sc.nmms; i++) {
 			struct mm_struct *mm = sc.mms[i];
 
-			if (!stop && (fatal_signal_pending(current) ||
-				      mmap_read_lock_killable(mm)))
-				stop = true;
-			if (!stop) {
+			/* Only put the references once killed. */
+			if (!fatal_signal_pending(current) &&
+			    !mmap_read_lock_killable(mm)) {
 				revoke_private_mm(mm, inode, &sc);
 				mmap_read_unlock(mm);
 			}
 			mmput(mm);
 		}
 		after = sc.last;
-	} while (more && !stop && !fatal_signal_pending(current));
+	} while (more && !fatal_signal_pending(current));
 	kfree(sc.page);
-}
-
-/*
- * Step 6, the seed's do_fsync(), without a file: an open for ->fsync
- * would run the LSMs' file_open and fsnotify's permission events, which
- * may refuse or hold it once the files are revoked.  write_inode_now()
- * writes the data back, waits for it, and writes the inode with
- * WB_SYNC_ALL, which commits ext4's journal as its fsync does.
- */
-static int revoke_fsync(struct inode *inode)
-{
-	return write_inode_now(inode, 1);
 }
 
 /*
@@ -497,7 +483,14 @@ static int revoke_regular(const struct path *path)
 	if (held)
 		mapping_unmap_writable(inode->i_mapping);
 	locks_revoke(inode);
-	err = revoke_fsync(inode);
+	/*
+	 * Step 6, the seed's do_fsync(), without a file: an open for ->fsync
+	 * would run the LSMs' file_open and fsnotify's permission events,
+	 * which may refuse or hold it once the files are revoked.  This
+	 * writes the data back, waits for it, and writes the inode with
+	 * WB_SYNC_ALL, in which ext4 commits its journal as its fsync does.
+	 */
+	err = write_inode_now(inode, 1);
 	return ret ?: err;
 }
 

@@ -442,19 +442,34 @@ static bool image_holds(const char *m, size_t len)
 	return memmem(img, total, m, len);
 }
 
+/*
+ * With periodic writeback off, write a marker unique to this run (@what,
+ * the variant, pid and time) at offset PAGE of @path through a new file;
+ * the file, or -1.
+ */
+static int write_marker(const char *path, const char *what, bool ext4,
+			char marker[64])
+{
+	int fd;
+
+	system("echo 0 >/proc/sys/vm/dirty_writeback_centisecs");
+	snprintf(marker, 64, "revoke-%s-%s-%d-%ld", what,
+		 ext4 ? "ext4" : "tmpfs", getpid(), (long)time(NULL));
+	fd = open(path, O_RDWR);
+	if (fd >= 0 && pwrite(fd, marker, 64, PAGE) != 64) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 TEST_F(files, completed_writes_durable)
 {
 	char marker[64], buf[64];
 	int fd, fd2;
 
-	/* Writeback only when asked for. */
-	system("echo 0 >/proc/sys/vm/dirty_writeback_centisecs");
-	snprintf(marker, sizeof(marker), "revoke-durable-%s-%d-%ld",
-		 variant->ext4 ? "ext4" : "tmpfs", getpid(), (long)time(NULL));
-	fd = open(self->path, O_RDWR);
+	fd = write_marker(self->path, "durable", variant->ext4, marker);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(pwrite(fd, marker, sizeof(marker), PAGE),
-		  (ssize_t)sizeof(marker));
 	if (variant->ext4)
 		EXPECT_FALSE(image_holds(marker, sizeof(marker)));
 
@@ -525,13 +540,8 @@ TEST_F(files, write_back_not_refused_by_open_policy)
 	int fd, fan;
 	pid_t denier;
 
-	system("echo 0 >/proc/sys/vm/dirty_writeback_centisecs");
-	snprintf(marker, sizeof(marker), "revoke-policy-%s-%d-%ld",
-		 variant->ext4 ? "ext4" : "tmpfs", getpid(), (long)time(NULL));
-	fd = open(self->path, O_RDWR);
+	fd = write_marker(self->path, "policy", variant->ext4, marker);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(pwrite(fd, marker, sizeof(marker), PAGE),
-		  (ssize_t)sizeof(marker));
 
 	fan = fanotify_init(FAN_CLASS_CONTENT, O_RDONLY);
 	ASSERT_GE(fan, 0);
