@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Lint gates.  On the project's own files (the overlay and the patches):
-# checkpatch --strict, kernel-doc -none -Wall, sparse (make C=2 with
-# CF=-Wsparse-error) and a W=1 build.  On upstream files that the series or
+# checkpatch --strict, kernel-doc -none -Wall, the documentation pages
+# (Sphinx, failing on warnings) and the manual pages (groff -ww), sparse
+# (make C=2 with CF=-Wsparse-error) and a W=1 build.  On upstream files that the series or
 # the semantic patch changes: no sparse or W=1 warning that the pristine tree
 # does not have.  Each gate counts as one check in the closing summary.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,17 @@ done
 st=0
 [ -s "$log" ] && st=1
 gate "kernel-doc -none -Wall ($(printf '%s\n' $kfiles | grep -c . || true) files)" $st "$log"
+
+# The documentation: the pages in a Sphinx build that fails on warnings,
+# the manual pages under groff -ww.
+log=$LOGS/lint-sphinx.log
+st=0
+bash "$TOP/harness/docs.sh" sphinx "$log" || st=1
+gate "sphinx-build -W (driver-api, userspace-api and vfs.rst pages)" $st "$log"
+log=$LOGS/lint-man.log
+st=0
+bash "$TOP/harness/docs.sh" man "$log" || st=1
+gate "groff -ww -z -man (revoke.1, revokeat.2)" $st "$log"
 
 # lint_build OBJDIR SRCTREE TARGETS...: sparse and W=1 on single objects in
 # a build directory configured like the test kernel.
