@@ -26,12 +26,12 @@ SELFTESTS=$TREE/tools/testing/selftests
 CFLAGS="-O2 -g0 -Wall -static -D_GNU_SOURCE
 	-isystem $obj/usr/include -I $SELFTESTS -I $TREE -pthread"
 
-# cc SRC: compile one program into $out/bin.
+# cc SRC [DIR]: compile one program into DIR (default $out/bin).
 cc() {
-	local src=$1 name
+	local src=$1 dir=${2:-$out/bin} name
 	name=$(basename "$src" .c)
 	# shellcheck disable=SC2086
-	gcc $CFLAGS -o "$out/bin/$name" "$src" -lrt 2>"$out/$name.cc.log" ||
+	gcc $CFLAGS -o "$dir/$name" "$src" -lrt 2>"$out/$name.cc.log" ||
 		{ cat "$out/$name.cc.log" >&2; die "cannot build $src"; }
 	if grep -q 'warning:' "$out/$name.cc.log"; then
 		cat "$out/$name.cc.log" >&2
@@ -48,6 +48,11 @@ esac
 for p in $progs; do
 	cc "$p"
 done
+# revoke(1), which the demo and the tests run as a session manager would.
+if [ "$mode" != bench ]; then
+	mkdir -p "$out/tools"
+	cc "$TREE/tools/revoke/revoke.c" "$out/tools"
+fi
 
 # The ext4 file system of the regular-file tests, loop-mounted in the guest.
 if [ "$mode" = test ]; then
@@ -147,6 +152,7 @@ dir=/tests
 		[ "$applet" = busybox ] || echo "slink /bin/$applet busybox 777 0 0"
 	done
 	echo "file /init $TOP/harness/guest-init.sh 755 0 0"
+	[ "$mode" = bench ] || echo "file /bin/revoke $out/tools/revoke 755 0 0"
 	if [ "$mode" = test ]; then
 		echo "dir /images 755 0 0"
 		echo "file /images/ext4.img $out/ext4.img 644 0 0"

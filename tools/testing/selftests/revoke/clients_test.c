@@ -719,6 +719,7 @@ static int scenario_revoke(void)
 {
 	double cpu0[NR_CLIENTS];
 	char nodes[16][64];
+	const char *argv[17];
 	int n = 0, i, j, failed = 0;
 	unsigned int k;
 
@@ -739,12 +740,14 @@ static int scenario_revoke(void)
 				snprintf(nodes[n++], sizeof(nodes[0]), "%s", path);
 		}
 	}
-	for (i = 0; i < n; i++) {
-		if (sys_revokeat(AT_FDCWD, nodes[i], 0)) {
-			ksft_print_msg("revokeat(%s): %s\n", nodes[i],
-				       strerror(errno));
-			failed++;
-		}
+	/* With revoke(1), as a session manager's script would. */
+	for (i = 0; i < n; i++)
+		argv[i] = nodes[i];
+	argv[n] = NULL;
+	i = revoke_cmd(argv);
+	if (i) {
+		ksft_print_msg("revoke(1) on %d nodes: exit status %d\n", n, i);
+		failed++;
 	}
 	failed += !!grant(NEW_UID);
 	watch(REVOKE, cpu0);

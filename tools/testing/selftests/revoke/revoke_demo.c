@@ -3,7 +3,8 @@
  * make demo: a seat changes hands.  The old session holds the test device
  * the ways a real program holds a sound or input device (a blocked read,
  * a poller, a shared mapping, an exclusive claim, a copy in a child); the
- * session manager calls revokeat(2); the new session gets the device.
+ * session manager runs revoke(1), which calls revokeat(2); the new
+ * session gets the device.
  * Then the same with a uinput keyboard and the snd-dummy PCM, the session
  * manager revoking every node of /dev/input and /dev/snd, as logind would.
  */
@@ -46,24 +47,49 @@ static void *poller(void *arg)
 	return NULL;
 }
 
-/* What logind would do: one revokeat() per node of the seat's devices. */
-static int revoke_dir(const char *dir)
+/* Print and run revoke(1) on the NULL-terminated @paths. */
+static int revoke_paths(const char * const *paths)
 {
-	char path[300];
+	const char * const *p;
+	int status;
+
+	printf("  # revoke");
+	for (p = paths; *p; p++)
+		printf(" %s", *p);
+	printf("\n");
+	status = revoke_cmd(paths);
+	printf("  (exit status %d)\n", status);
+	return status;
+}
+
+/*
+ * What logind would do: revoke every device node of the seat's
+ * directories with revoke(1), which calls revokeat(2) on each.
+ */
+static int revoke_dirs(const char * const *dirs)
+{
+	static char paths[62][300];
+	const char *argv[63];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (de->d_type == DT_CHR && !sys_revokeat(AT_FDCWD, path, 0))
+	for (; *dirs; dirs++) {
+		d = opendir(*dirs);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && n < 62) {
+			if (de->d_type != DT_CHR)
+				continue;
+			snprintf(paths[n], sizeof(paths[n]), "%s/%s", *dirs,
+				 de->d_name);
+			argv[n] = paths[n];
 			n++;
+		}
+		closedir(d);
 	}
-	closedir(d);
-	return n;
+	argv[n] = NULL;
+	return revoke_paths(argv) ? -1 : n;
 }
 
 static void *player(void *arg)
@@ -120,7 +146,7 @@ static void seat_switch(void)
 		close(fresh);
 
 	printf("== the session manager revokes every node of the seat\n");
-	n = revoke_dir("/dev/input") + revoke_dir("/dev/snd");
+	n = revoke_dirs((const char *[]){ "/dev/input", "/dev/snd", NULL });
 	printf("  %d nodes revoked\n", n);
 	pthread_join(kt, NULL);
 	pthread_join(pt, NULL);
@@ -147,10 +173,7 @@ static void seat_switch(void)
 
 static void try_node(const char *node)
 {
-	int ret = sys_revokeat(AT_FDCWD, node, 0);
-
-	printf("  revokeat(\"%s\") = %d%s%s\n", node, ret,
-	       ret ? ", " : "", ret ? strerror(errno) : "");
+	revoke_paths((const char *[]){ node, NULL });
 }
 
 int main(void)

@@ -168,6 +168,31 @@ static inline int child_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * Run revoke(1) (tools/revoke/, installed as /bin/revoke in the guest) on
+ * the NULL-terminated @paths, as a session manager's script would: its
+ * messages go to our standard error.  Returns its exit status, or -1.
+ */
+static inline int revoke_cmd(const char * const *paths)
+{
+	const char *argv[64] = { "revoke" };
+	int i;
+	pid_t pid;
+
+	for (i = 0; paths[i] && i < 62; i++)
+		argv[i + 1] = paths[i];
+	argv[i + 1] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execv("/bin/revoke", (char * const *)argv);
+		_exit(127);
+	}
+	return child_status(pid);
+}
+
 /* Pass @fd over a unix socket, and take it out. */
 static inline int send_fd(int sock, int fd)
 {
