@@ -4,6 +4,7 @@
 #
 #   make check       everything: deps, prepare, build, lint, KUnit, guest tests
 #   make demo        boot the test kernel and show revokeat(2) at work
+#   make shell       boot the test kernel with a shell on the console
 #   make kunit       KUnit suites under QEMU (kunit.py)
 #   make guest-test  user-space tests in the booted guest
 #   make lint        checkpatch, kernel-doc, sparse, W=1
@@ -13,7 +14,7 @@
 SHELL := /bin/bash
 H := harness
 
-.PHONY: check demo kunit guest-test lint bench clean deps prepare build build-bench \
+.PHONY: check demo shell kunit guest-test lint bench clean deps prepare build build-bench \
 	build-bench-off
 
 check:
@@ -45,6 +46,9 @@ lint: build
 
 demo: build
 	@bash $(H)/guest.sh demo
+
+shell: build
+	@bash $(H)/guest.sh shell
 
 bench: build-bench build-bench-off
 	@bash $(H)/guest.sh bench

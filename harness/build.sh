@@ -52,7 +52,18 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config.key" 2>/dev/null)" != "$key
 fi
 
 start=$(date +%s)
-if ! kmake "$obj" bzImage >"$LOGS/build-$flavour.log" 2>&1; then
+# A build from nothing takes minutes: say how far it got once a minute.
+kmake "$obj" bzImage >"$LOGS/build-$flavour.log" 2>&1 &
+pid=$!
+t=0
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 1
+	t=$((t + 1))
+	if [ $((t % 60)) = 0 ] && kill -0 "$pid" 2>/dev/null; then
+		info "$t s: $(grep -c '^  CC ' "$LOGS/build-$flavour.log" || true) files compiled"
+	fi
+done
+if ! wait "$pid"; then
 	grep -E ': error:|: fatal error:|Error [0-9]|undefined reference' "$LOGS/build-$flavour.log" | head -40 >&2
 	die "kernel build failed (log: $LOGS/build-$flavour.log)"
 fi

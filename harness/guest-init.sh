@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the guest initramfs: mount the usual file systems, then run what
-# the kernel command line asks for (revoke.mode=test|demo|bench) and power off.
+# the kernel command line asks for (revoke.mode=test|demo|bench|shell) and
+# power off.
 # The host reads the serial console; the markers below are its protocol.
 
 export PATH=/bin:/sbin
@@ -43,6 +44,12 @@ test)
 	;;
 demo)
 	/demo/demo.sh
+	;;
+shell)
+	# make shell: the test guest, by hand.
+	echo "GUEST: a shell on the console; the tests are in /tests, revoke(1)"
+	echo "GUEST: is /bin/revoke; 'exit' powers the guest off (or Ctrl-A x)"
+	cd /tmp && setsid cttyhack sh -l
 	;;
 bench)
 	for b in /bench/*; do

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# guest.sh test|demo|bench: build the static user-space programs against the
-# prepared tree's uapi headers, pack them with busybox into an initramfs
-# (the tree's gen_init_cpio), boot it and, for tests, count the results.
+# guest.sh test|demo|bench|shell: build the static user-space programs
+# against the prepared tree's uapi headers, pack them with busybox into an
+# initramfs (the tree's gen_init_cpio), boot it and, for tests, count the
+# results; shell boots the test guest with a shell on the console instead.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
 case $mode in
-test | demo) obj=$OBJ_TEST ;;
+test | demo | shell) obj=$OBJ_TEST ;;
 bench) obj=$OBJ_BENCH ;;
 *) die "unknown mode $mode" ;;
 esac
@@ -40,7 +41,7 @@ cc() {
 }
 
 case $mode in
-test) progs=$(ls "$SELFTESTS"/revoke/*_test.c 2>/dev/null || true) ;;
+test | shell) progs=$(ls "$SELFTESTS"/revoke/*_test.c 2>/dev/null || true) ;;
 demo) progs=$(ls "$SELFTESTS"/revoke/revoke_demo.c 2>/dev/null || true) ;;
 bench) progs=$(ls "$SELFTESTS"/revoke/*_bench.c 2>/dev/null || true) ;;
 esac
@@ -55,7 +56,7 @@ if [ "$mode" != bench ]; then
 fi
 
 # The ext4 file system of the regular-file tests, loop-mounted in the guest.
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] || [ "$mode" = shell ]; then
 	truncate -s 16M "$out/ext4.img"
 	mkfs.ext4 -q -F -E root_owner=0:0 "$out/ext4.img" ||
 		die "mkfs.ext4 failed"
@@ -141,6 +142,7 @@ pack_clients() {
 
 dir=/tests
 [ "$mode" = demo ] && dir=/demo
+[ "$mode" = shell ] && dir=/tests
 [ "$mode" = bench ] && dir=/bench
 {
 	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root "$dir"; do
@@ -153,7 +155,7 @@ dir=/tests
 	done
 	echo "file /init $TOP/harness/guest-init.sh 755 0 0"
 	[ "$mode" = bench ] || echo "file /bin/revoke $out/tools/revoke 755 0 0"
-	if [ "$mode" = test ]; then
+	if [ "$mode" = test ] || [ "$mode" = shell ]; then
 		echo "dir /images 755 0 0"
 		echo "file /images/ext4.img $out/ext4.img 644 0 0"
 		pack_clients
@@ -165,6 +167,14 @@ dir=/tests
 } >"$out/initramfs.list"
 "$obj/usr/gen_init_cpio" "$out/initramfs.list" >"$out/initramfs.cpio" ||
 	die "gen_init_cpio failed"
+
+if [ "$mode" = shell ]; then
+	stage "guest: shell (Ctrl-A x quits QEMU)"
+	exec qemu-system-x86_64 -nodefaults -no-reboot -nographic \
+		-machine pc -m 1024 -smp "${SMP:-2}" -serial mon:stdio \
+		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 revoke.mode=shell snd_dummy.pcm_substreams=1 preempt=full ${KERNEL_ARGS:-}"
+fi
 
 log=$LOGS/guest-$mode.log
 qemu_args=()
