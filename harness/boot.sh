@@ -27,3 +27,11 @@ if ! grep -q '^GUEST: done' "$log"; then
 	echo "guest did not finish (qemu rc=$rc, log: $log)" >&2
 	exit 1
 fi
+# The race tests mean nothing on one CPU: the guest must run on as many
+# as it was given (a kernel without ACPI sees only QEMU's boot CPU).
+want=${SMP:-2}
+got=$(sed -n 's/.*smp: Brought up [0-9]* nodes*, \([0-9]*\) CPUs*$/\1/p' "$log" | head -1)
+if [ "$got" != "$want" ]; then
+	echo "the guest was given $want CPUs but brought up ${got:-no} (log: $log)" >&2
+	exit 1
+fi

@@ -24,6 +24,11 @@ read -r passed failed < <(python3 "$TOP/harness/kunit-count.py" "$json" 2>/dev/n
 splat=0
 bash "$TOP/harness/check-log.sh" "$LOGS/kunit-console.log" || splat=1
 [ "$splat" = 0 ] || failed=$((failed + 1))
+# kunit/qemu_x86_64.py gives the guest two CPUs, for the race cases.
+if ! grep -q 'smp: Brought up .*, 2 CPUs$' "$LOGS/kunit-console.log"; then
+	echo "    the KUnit guest did not bring up its 2 CPUs: $(grep -o 'smp: Brought up.*' "$LOGS/kunit-console.log" || echo '?')" >&2
+	failed=$((failed + 1))
+fi
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
 	echo "    no KUnit case ran" >&2
 	failed=1
