@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 
 #define SCRATCH "/tmp/attack"

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 
-#include "kselftest.h"
+#include "../kselftest.h"
 #include "revoke_util.h"
 #include "input_util.h"
 #include "sound_util.h"

@@ -17,7 +17,7 @@
 #include <linux/uinput.h>
 #include <sound/asound.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "sound_util.h"
 
 static int is_chrdev(const char *path)

@@ -35,7 +35,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 
 /* Packed into the initramfs by harness/guest.sh (mkfs.ext4 on the host). */

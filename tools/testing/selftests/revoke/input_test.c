@@ -10,7 +10,7 @@
 #include <linux/input.h>
 #include <linux/joystick.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 #include "input_util.h"
 

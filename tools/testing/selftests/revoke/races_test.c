@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 
 #define SCRATCH "/tmp/races"

@@ -169,25 +169,48 @@ static inline int child_status(pid_t pid)
 }
 
 /*
- * Run revoke(1) (tools/revoke/, installed as /bin/revoke in the guest) on
- * the NULL-terminated @paths, as a session manager's script would: its
- * messages go to our standard error.  Returns its exit status, or -1.
+ * The path of revoke(1) (tools/revoke/): the one the selftests' Makefile
+ * builds next to the test programs, else "revoke", for execvp().
+ */
+static inline void revoke_tool(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - sizeof("revoke"));
+	char *slash;
+
+	if (n > 0) {
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash) {
+			memcpy(slash + 1, "revoke", sizeof("revoke"));
+			if (!access(buf, X_OK))
+				return;
+		}
+	}
+	snprintf(buf, size, "revoke");
+}
+
+/*
+ * Run revoke(1) on the NULL-terminated @paths, as a session manager's
+ * script would: its messages go to our standard error.  Returns its exit
+ * status, or -1.
  */
 static inline int revoke_cmd(const char * const *paths)
 {
 	const char *argv[64] = { "revoke" };
+	char tool[4096];
 	int i;
 	pid_t pid;
 
 	for (i = 0; paths[i] && i < 62; i++)
 		argv[i + 1] = paths[i];
 	argv[i + 1] = NULL;
+	revoke_tool(tool, sizeof(tool));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		execv("/bin/revoke", (char * const *)argv);
+		execvp(tool, (char * const *)argv);
 		_exit(127);
 	}
 	return child_status(pid);

@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <linux/capability.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 
 /* A scratch directory of the test, on the guest's tmpfs. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sound/asequencer.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 #include "sound_util.h"
 

@@ -2,17 +2,17 @@
 /*
  * revoke(1) (tools/revoke/), run as a session manager's script runs it:
  * its exit status, its messages, and what it did to the files of the
- * objects it was given.  The guest installs it as /bin/revoke.
+ * objects it was given.  The selftests' Makefile builds it next to this
+ * program.
  */
 
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "revoke_util.h"
 
-#define TOOL	"/bin/revoke"
 #define SCRATCH	"/tmp/revoke-tool"
 
 struct run {
@@ -39,12 +39,14 @@ static void slurp(int fd, char *buf, size_t size)
 static void run_as(struct run *r, uid_t uid, const char * const *argv)
 {
 	const char *args[16] = { "revoke" };
+	char tool[4096];
 	int out[2], err[2], i;
 	pid_t pid;
 
 	for (i = 0; argv[i] && i < 14; i++)
 		args[i + 1] = argv[i];
 	args[i + 1] = NULL;
+	revoke_tool(tool, sizeof(tool));
 	if (pipe(out) || pipe(err))
 		abort();
 	pid = fork();
@@ -55,7 +57,7 @@ static void run_as(struct run *r, uid_t uid, const char * const *argv)
 		dup2(err[1], 2);
 		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
 			_exit(126);
-		execv(TOOL, (char * const *)args);
+		execvp(tool, (char * const *)args);
 		_exit(127);
 	}
 	close(out[1]);
