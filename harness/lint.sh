@@ -65,6 +65,18 @@ st=0
 bash "$TOP/harness/docs.sh" man "$log" || st=1
 gate "groff -ww -z -man (revoke.1, revokeat.2)" $st "$log"
 
+# The kselftest packaging: the programs build with the selftests' own
+# lib.mk, without a warning (the guest still builds its copies with
+# harness/guest.sh).
+log=$LOGS/lint-kselftest.log
+st=0
+rm -rf "$BUILD/obj/kselftest"
+make -C "$TREE/tools/testing/selftests" TARGETS=revoke O="$BUILD/obj/kselftest" \
+	KHDR_INCLUDES="-isystem $OBJ_TEST/usr/include" USERLDFLAGS=-static >"$log" 2>&1 || st=1
+grep -q 'warning:' "$log" && st=1
+[ -x "$BUILD/obj/kselftest/kselftest/revoke/tool_test" ] || st=1
+gate "selftests build: make -C tools/testing/selftests TARGETS=revoke" $st "$log"
+
 # lint_build OBJDIR SRCTREE TARGETS...: sparse and W=1 on single objects in
 # a build directory configured like the test kernel.
 lint_build() {

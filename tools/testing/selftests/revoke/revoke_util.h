@@ -169,24 +169,30 @@ static inline int child_status(pid_t pid)
 }
 
 /*
- * The path of revoke(1) (tools/revoke/): the one the selftests' Makefile
- * builds next to the test programs, else "revoke", for execvp().
+ * In a child: run revoke(1) (tools/revoke/) with @args (NULL-terminated,
+ * without argv[0]).  The one the selftests' Makefile builds next to the
+ * test programs, else the one in PATH.  Never returns; 127 if no exec.
  */
-static inline void revoke_tool(char *buf, size_t size)
+static inline void revoke_exec(const char * const *args)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, size - sizeof("revoke"));
+	const char *argv[64] = { "revoke" };
+	char tool[4096];
+	ssize_t n;
 	char *slash;
+	int i;
 
-	if (n > 0) {
-		buf[n] = '\0';
-		slash = strrchr(buf, '/');
-		if (slash) {
-			memcpy(slash + 1, "revoke", sizeof("revoke"));
-			if (!access(buf, X_OK))
-				return;
-		}
+	for (i = 0; args[i] && i < 62; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	n = readlink("/proc/self/exe", tool, sizeof(tool) - sizeof("revoke"));
+	slash = n > 0 ? memrchr(tool, '/', n) : NULL;
+	if (slash) {
+		memcpy(slash + 1, "revoke", sizeof("revoke"));
+		if (!access(tool, X_OK))
+			execv(tool, (char * const *)argv);
 	}
-	snprintf(buf, size, "revoke");
+	execvp("revoke", (char * const *)argv);
+	_exit(127);
 }
 
 /*
@@ -196,23 +202,14 @@ static inline void revoke_tool(char *buf, size_t size)
  */
 static inline int revoke_cmd(const char * const *paths)
 {
-	const char *argv[64] = { "revoke" };
-	char tool[4096];
-	int i;
 	pid_t pid;
 
-	for (i = 0; paths[i] && i < 62; i++)
-		argv[i + 1] = paths[i];
-	argv[i + 1] = NULL;
-	revoke_tool(tool, sizeof(tool));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (!pid) {
-		execvp(tool, (char * const *)argv);
-		_exit(127);
-	}
+	if (!pid)
+		revoke_exec(paths);
 	return child_status(pid);
 }
 

@@ -6,7 +6,6 @@
  * program.
  */
 
-#include <pwd.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 
@@ -38,15 +37,9 @@ static void slurp(int fd, char *buf, size_t size)
  */
 static void run_as(struct run *r, uid_t uid, const char * const *argv)
 {
-	const char *args[16] = { "revoke" };
-	char tool[4096];
-	int out[2], err[2], i;
+	int out[2], err[2];
 	pid_t pid;
 
-	for (i = 0; argv[i] && i < 14; i++)
-		args[i + 1] = argv[i];
-	args[i + 1] = NULL;
-	revoke_tool(tool, sizeof(tool));
 	if (pipe(out) || pipe(err))
 		abort();
 	pid = fork();
@@ -57,8 +50,7 @@ static void run_as(struct run *r, uid_t uid, const char * const *argv)
 		dup2(err[1], 2);
 		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
 			_exit(126);
-		execvp(tool, (char * const *)args);
-		_exit(127);
+		revoke_exec(argv);
 	}
 	close(out[1]);
 	close(err[1]);
