@@ -12,10 +12,11 @@ KSRC_PKG=linux-source-6.12
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 PRISTINE=$BUILD/src/pristine		# unpacked package, never modified
-TREE=$BUILD/src/linux			# pristine + overlay + series + cocci
+TREE=$BUILD/src/linux			# git: pristine, then the series' commits
 OBJ_TEST=$BUILD/obj/test		# lockdep + KASAN + KUnit kernel
 OBJ_BENCH=$BUILD/obj/bench		# non-debug kernel for benchmarks
 OBJ_BENCH_OFF=$BUILD/obj/bench-off	# the same with CONFIG_REVOKE off
+OBJ_SMALL_OFF=$BUILD/obj/small-off	# configs/small.config, CONFIG_REVOKE off
 LOGS=$BUILD/logs
 RESULTS=$BUILD/results
 GUEST=$BUILD/guest
@@ -26,6 +27,9 @@ OVERLAY_DIRS="Documentation drivers fs include kernel lib mm scripts sound tools
 
 export ARCH=x86_64
 export KBUILD_BUILD_USER=revoke KBUILD_BUILD_HOST=ci
+# Set, even empty: the prepared tree is a git repository, and
+# scripts/setlocalversion would otherwise append "+" to the release.
+export LOCALVERSION=
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 
 if command -v ccache >/dev/null 2>&1; then
@@ -59,8 +63,20 @@ overlay_files() {
 		done
 }
 
-# Patches of the series, in order.
+# Patches of the series, in order (patches/series; the indented lines under
+# a patch name the new files of its commit).
 series_patches() {
 	[ -f "$TOP/patches/series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/series" | grep -v '^$' || true
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/series" |
+		grep -v -e '^$' -e '^[[:space:]]' || true
+}
+
+# Identity and date of the prepared tree's first commit (the pristine
+# source), fixed so that its hash, the series' base, is the same everywhere.
+PRISTINE_IDENT="Debian $KSRC_PKG <linux-source@packages.debian.org>"
+PRISTINE_DATE="2026-01-01T00:00:00+0000"
+
+# Files of the prepared tree that the series changes or adds.
+touched_files() {
+	git -C "$TREE" diff --name-only pristine HEAD
 }

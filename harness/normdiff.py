@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Normalise spatch's unified diff (stdin) to a stable, reviewable form:
 one block per file, sorted by path, headers "--- a/PATH" and "+++ b/PATH"
-without timestamps or spatch's "diff -u -p" lines."""
+without timestamps or spatch's "diff -u -p" lines.  With arguments, only
+the files under those directories."""
 
 import re
 import sys
@@ -26,7 +27,10 @@ def main():
             continue
         if path is not None:
             blocks[path].append(line)
+    dirs = [d.rstrip('/') + '/' for d in sys.argv[1:]]
     for p in sorted(blocks):
+        if dirs and not any(p.startswith(d) for d in dirs):
+            continue
         sys.stdout.write(''.join(blocks[p]))
 
 

@@ -1,28 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Prepare the kernel tree: Debian's pristine 6.12 source, plus the project's
-# new files (the overlay), plus patches/series, plus the semantic patch.
+# Prepare the kernel tree: a git repository whose first commit, tagged
+# "pristine", is Debian's 6.12 source, followed by the series, one commit per
+# entry of patches/series on branch "revoke", checked out.
 #
-# The pristine tree is unpacked once per package version.  The prepared tree
-# is rebuilt in a hard-linked staging copy whenever the overlay, the series,
-# the semantic patch or this script change; only files whose content changed
-# are then copied into $TREE, so that an incremental kernel build recompiles
+# An entry of patches/series names a patch: its author, date and message, and
+# its changes to upstream files.  The indented lines under it name the new
+# files its commit adds, taken from this repository at the same path (a
+# directory stands for every file under it), or "cocci DIR..." for the
+# semantic patch's output in those directories.  Every new file of this
+# repository (the overlay) belongs to exactly one commit.
+#
+# The commits are made without a work tree (a private index), with the
+# patches' identities and dates, so that the same inputs give the same
+# hashes on every machine.  The pristine commit is made once per package
+# version; the series is remade whenever the overlay, the series, the
+# semantic patch or this script change, and checking it out rewrites only
+# the files whose content changed, so an incremental kernel build recompiles
 # just what the change touched.  Nothing here is ever committed.
 . "$(dirname "$0")/lib.sh"
 
-STAGE=$BUILD/src/stage
 COCCI=scripts/coccinelle/revoke.cocci
 COCCI_EXPECTED=$TOP/patches/cocci/revoke-cocci.diff
 # Directories the semantic patch converts.
 COCCI_DIRS="sound/core include/sound drivers/input"
 
-# patched_files DIFF: the files a unified diff creates or changes.
-patched_files() {
-	sed -n -e 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
-}
-
 stage "prepare: kernel tree"
 command -v dpkg-query >/dev/null || die "dpkg-query not found (Debian host expected)"
+command -v git >/dev/null || die "git not found (run harness/deps.sh)"
 pkgver=$(dpkg-query -W -f='${Version}' $KSRC_PKG 2>/dev/null) ||
 	die "$KSRC_PKG is not installed (run harness/deps.sh)"
 [ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing"
@@ -30,99 +35,119 @@ pkgver=$(dpkg-query -W -f='${Version}' $KSRC_PKG 2>/dev/null) ||
 mkdir -p "$BUILD/src"
 if [ "$(cat "$PRISTINE.version" 2>/dev/null)" != "$pkgver" ]; then
 	info "unpacking $KSRC_TARBALL ($pkgver)"
-	rm -rf "$PRISTINE" "$PRISTINE.version" "$TREE" "$TREE.key" "$TREE.touched"
+	rm -rf "$PRISTINE" "$PRISTINE.version" "$TREE" "$TREE.key" "$TREE.version"
 	mkdir -p "$PRISTINE"
 	tar -C "$PRISTINE" --strip-components=1 -xf "$KSRC_TARBALL"
 	echo "$pkgver" >"$PRISTINE.version"
 fi
+kver=$(make -s -C "$PRISTINE" kernelversion)
 
-# Everything the prepared tree depends on.
+# g ARGS: git in the prepared tree, never asking about the user's settings.
+g() {
+	git -C "$TREE" -c core.autocrlf=false -c core.safecrlf=false \
+		-c advice.detachedHead=false "$@"
+}
+
+# The pristine commit.  Checking out never writes through a hard link (git
+# replaces a file it updates), so the tree can share the pristine files.
+if [ "$(cat "$TREE.version" 2>/dev/null)" != "$pkgver" ] || ! g rev-parse -q --verify pristine >/dev/null; then
+	info "committing the pristine tree (Linux $kver, $KSRC_PKG $pkgver)"
+	rm -rf "$TREE" "$TREE.key" "$TREE.version"
+	cp -al "$PRISTINE" "$TREE"
+	g init -q -b revoke
+	# -f: the tree's own .gitignore would leave out some of its files.
+	g add -A -f
+	GIT_AUTHOR_NAME=${PRISTINE_IDENT% <*} GIT_AUTHOR_EMAIL=linux-source@packages.debian.org \
+	GIT_COMMITTER_NAME=${PRISTINE_IDENT% <*} GIT_COMMITTER_EMAIL=linux-source@packages.debian.org \
+	GIT_AUTHOR_DATE=$PRISTINE_DATE GIT_COMMITTER_DATE=$PRISTINE_DATE \
+		g commit -q --no-verify --no-gpg-sign \
+		-m "Linux $kver" -m "Debian's $KSRC_PKG $pkgver, as unpacked from $KSRC_TARBALL."
+	g tag pristine
+	echo "$pkgver" >"$TREE.version"
+fi
+
+# Everything the series depends on.
 key=$({
-	echo "$pkgver"
-	cat "$0"
+	g rev-parse pristine
+	cat "$0" "$TOP/harness/lib.sh" "$TOP/harness/normdiff.py"
+	cat "$TOP/patches/series"
 	overlay_files | while read -r f; do
 		echo "$f"
 		cat "$TOP/$f"
 	done
 	series_patches | while read -r p; do
 		echo "$p"
-		cat "$TOP/patches/$p"
+		cat "$TOP/patches/$p" 2>/dev/null
 	done
 	[ -f "$COCCI_EXPECTED" ] && cat "$COCCI_EXPECTED"
-	[ -f "$TOP/$COCCI" ] && spatch --version 2>/dev/null | head -1
+	spatch --version 2>/dev/null | head -1
 	true
 } | sha256sum | cut -d' ' -f1)
 
-kver=$(make -s -C "$PRISTINE" kernelversion)
-if [ -d "$TREE" ] && [ "$(cat "$TREE.key" 2>/dev/null)" = "$key" ]; then
-	info "up to date: Linux $kver from $KSRC_PKG $pkgver"
+if [ "$(cat "$TREE.key" 2>/dev/null)" = "$key" ] && g rev-parse -q --verify revoke >/dev/null; then
+	info "up to date: Linux $kver from $KSRC_PKG $pkgver, $(g rev-list --count pristine..revoke) commits"
 	exit 0
 fi
+rm -f "$TREE.key"
 
-rm -rf "$STAGE" "$BUILD/rejects"
-cp -al "$PRISTINE" "$STAGE"
-touched=$BUILD/src/touched.new
-: >"$touched"
+work=$BUILD/src/series.tmp
+rm -rf "$work" "$BUILD/rejects"
+mkdir -p "$work"
+overlay_files >"$work/overlay"
+export GIT_INDEX_FILE=$work/index
+g read-tree pristine
+head=$(g rev-parse pristine)
 
-# 1. The overlay: new files only.  An upstream file must be changed by a
-#    patch of the series, never replaced by a copy.
-n=0
-while read -r f; do
-	if [ -e "$PRISTINE/$f" ]; then
-		die "overlay file $f exists upstream; change it with a patch in patches/"
-	fi
-	mkdir -p "$STAGE/$(dirname "$f")"
-	cp "$TOP/$f" "$STAGE/$f"
-	echo "$f" >>"$touched"
-	n=$((n + 1))
-done < <(overlay_files)
-info "overlay: $n new files"
+claimed=$work/claimed
+: >"$claimed"
 
-# 2. The series.  GNU patch writes a new file and renames it, so the hard
-#    links to the pristine tree are broken, never written through.
-n=0
-while read -r p; do
-	[ -f "$TOP/patches/$p" ] || die "patches/series names missing patch $p"
-	mkdir -p "$BUILD/rejects"
-	if ! out=$(patch -d "$STAGE" -p1 -N -s --fuzz=0 --no-backup-if-mismatch \
-		       -r "$BUILD/rejects/$p.rej" <"$TOP/patches/$p" 2>&1); then
-		printf '%s\n' "$out" >&2
-		[ -s "$BUILD/rejects/$p.rej" ] && cat "$BUILD/rejects/$p.rej" >&2
-		die "patch $p does not apply to $KSRC_PKG $pkgver"
-	fi
-	patched_files "$TOP/patches/$p" >>"$touched"
-	n=$((n + 1))
-done < <(series_patches)
-info "series: $n patches applied"
+# add_new PATH: stage the overlay files at PATH (a file, or a directory).
+add_new() {
+	local path=${1%/} f n=0 blob mode
+	while read -r f; do
+		if [ "$f" != "$path" ] && [ "${f#"$path"/}" = "$f" ]; then
+			continue
+		fi
+		grep -qxF "$f" "$claimed" && die "patches/series: $f is added by two commits"
+		g cat-file -e "pristine:$f" 2>/dev/null &&
+			die "overlay file $f exists upstream; change it with a patch in patches/"
+		blob=$(g hash-object -w -- "$TOP/$f")
+		mode=100644
+		[ -x "$TOP/$f" ] && mode=100755
+		g update-index --add --cacheinfo "$mode,$blob,$f"
+		echo "$f" >>"$claimed"
+		n=$((n + 1))
+	done <"$work/overlay"
+	[ "$n" -gt 0 ] || die "patches/series: no file of this repository at $path"
+}
 
-# 3. The semantic patch converts the drivers; its output on this tree must be
-#    the reviewed result kept in patches/cocci/.
-if [ -f "$TOP/$COCCI" ]; then
+# run_cocci: the semantic patch's output on the tree as staged now, checked
+# against the reviewed patches/cocci/revoke-cocci.diff, in $work/cocci.diff.
+run_cocci() {
+	local src=$work/cocci-src d out=$BUILD/cocci/revoke-cocci.diff
 	command -v spatch >/dev/null || die "spatch not found (coccinelle)"
-	mkdir -p "$BUILD/cocci"
-	out=$BUILD/cocci/revoke-cocci.diff
-	# --use-coccigrep: spatch would otherwise ask git (the project's own
-	# repository, which ignores build/) which files to look at.
+	[ -f "$TOP/$COCCI" ] || die "patches/series asks for $COCCI, which is missing"
+	mkdir -p "$BUILD/cocci" "$src"
+	# shellcheck disable=SC2086
+	g archive "$(g write-tree)" -- $COCCI_DIRS | tar -x -C "$src"
 	: >"$BUILD/cocci/spatch.log"
-	# run_spatch OUT: the semantic patch's diff of $STAGE, in $COCCI_DIRS.
-	run_spatch() {
-		local d
+	# spatch_dirs OUT: the semantic patch's diff of $src.  --use-coccigrep:
+	# spatch would otherwise ask git which files to look at.
+	spatch_dirs() {
 		: >"$1"
 		for d in $COCCI_DIRS; do
-			(cd "$STAGE" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
+			(cd "$src" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
 				-D patch --no-includes --include-headers \
 				--use-coccigrep --patch . --dir "$d" \
-				--jobs "$JOBS" --chunksize 1) >>"$1" \
+				--jobs "$JOBS" --chunksize 1) </dev/null >>"$1" \
 				2>>"$BUILD/cocci/spatch.log" ||
 				{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed on $d"; }
 		done
 	}
-	run_spatch "$out.raw"
+	spatch_dirs "$out.raw"
 	# Stable, reviewable form: file order and the a/ b/ prefixes.
 	python3 "$TOP/harness/normdiff.py" <"$out.raw" >"$out"
-	if [ ! -f "$COCCI_EXPECTED" ]; then
-		die "no $COCCI_EXPECTED: review $out and copy it there"
-	fi
+	[ -f "$COCCI_EXPECTED" ] || die "no $COCCI_EXPECTED: review $out and copy it there"
 	# A point release of the base moves the converted code: the same
 	# changes at other lines are no drift.
 	no_lines() {
@@ -136,43 +161,100 @@ if [ -f "$TOP/$COCCI" ]; then
 		diff -u <(no_lines "$COCCI_EXPECTED") <(no_lines "$out") | head -60 >&2
 		die "semantic patch output drifted from patches/cocci/revoke-cocci.diff (new output: $out)"
 	fi
-	patch -d "$STAGE" -p1 -N -s --fuzz=0 --no-backup-if-mismatch <"$out" ||
+	patch -d "$src" -p1 -N -s --fuzz=0 --no-backup-if-mismatch <"$out" ||
 		die "semantic patch output does not apply"
 	# Converted code must be a fixed point: a second run changes nothing.
-	run_spatch "$out.again"
+	spatch_dirs "$out.again"
 	if [ -s "$out.again" ]; then
 		head -40 "$out.again" >&2
 		die "the semantic patch changes its own output again (see $out.again)"
 	fi
-	patched_files "$out" >>"$touched"
+	cp "$out" "$work/cocci.diff"
+	: >"$work/cocci.used"
 	info "semantic patch: $(grep -c '^+++ ' "$out") files converted"
-else
-	info "semantic patch: $COCCI not present yet, skipped"
+}
+
+# commit PATCH: commit the staged tree with PATCH's author, date and message.
+commit() {
+	local info=$work/info name email date subject tree
+	info=$(cat "$work/info")
+	name=$(sed -n 's/^Author: //p' <<<"$info")
+	email=$(sed -n 's/^Email: //p' <<<"$info")
+	date=$(sed -n 's/^Date: //p' <<<"$info")
+	subject=$(sed -n 's/^Subject: //p' <<<"$info")
+	[ -n "$subject" ] && [ -n "$name" ] && [ -n "$date" ] ||
+		die "patches/$1: no From, Date or Subject header"
+	tree=$(g write-tree)
+	head=$({ printf '%s\n\n' "$subject"; cat "$work/msg"; } |
+		GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
+		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email GIT_COMMITTER_DATE=$date \
+		g commit-tree "$tree" -p "$head")
+}
+
+n=0
+cur=
+# finish: commit the entry read so far.
+finish() {
+	[ -n "$cur" ] || return 0
+	commit "$cur"
+	n=$((n + 1))
+	cur=
+}
+while IFS= read -r line; do
+	line=${line%%#*}
+	line=${line%"${line##*[![:space:]]}"}
+	[ -n "$line" ] || continue
+	if [ "${line#[[:space:]]}" = "$line" ]; then
+		finish
+		cur=$line
+		[ -f "$TOP/patches/$cur" ] || die "patches/series names missing patch $cur"
+		(cd "$work" && git mailinfo msg diff <"$TOP/patches/$cur" >info) ||
+			die "patches/$cur is not a patch in mbox form"
+		if [ -s "$work/diff" ] && grep -q '^diff --git ' "$work/diff"; then
+			if ! out=$(g apply --cached --whitespace=nowarn "$work/diff" 2>&1); then
+				mkdir -p "$BUILD/rejects"
+				(cd "$BUILD/rejects" && git apply --reject --include='*' \
+					"$work/diff" >/dev/null 2>&1) || true
+				printf '%s\n' "$out" >&2
+				die "patch $cur does not apply to $KSRC_PKG $pkgver"
+			fi
+		fi
+		continue
+	fi
+	[ -n "$cur" ] || die "patches/series: \"$line\" before the first patch"
+	# shellcheck disable=SC2086
+	set -- $line
+	if [ "$1" = cocci ]; then
+		shift
+		[ $# -gt 0 ] || die "patches/series: cocci without directories under $cur"
+		[ -f "$work/cocci.diff" ] || run_cocci
+		python3 "$TOP/harness/normdiff.py" "$@" <"$work/cocci.diff" >"$work/cocci.part"
+		[ -s "$work/cocci.part" ] || die "patches/series: the semantic patch changes nothing in $*"
+		g apply --cached "$work/cocci.part" || die "semantic patch output does not apply ($*)"
+		grep '^+++ b/' "$work/cocci.part" | cut -c7- >>"$work/cocci.used"
+	else
+		for f in "$@"; do
+			add_new "$f"
+		done
+	fi
+done <"$TOP/patches/series"
+finish
+unset GIT_INDEX_FILE
+
+# Nothing may be left out of the series.
+unclaimed=$(sort "$claimed" | comm -23 <(sort "$work/overlay") -)
+[ -z "$unclaimed" ] || die "patches/series: no commit adds $(echo $unclaimed)"
+if [ -f "$work/cocci.diff" ]; then
+	left=$(grep '^+++ b/' "$work/cocci.diff" | cut -c7- | sort | comm -23 - <(sort "$work/cocci.used"))
+	[ -z "$left" ] || die "patches/series: no commit takes the semantic patch's changes to $(echo $left)"
+elif [ -f "$TOP/$COCCI" ]; then
+	die "patches/series: no commit takes the output of $COCCI"
 fi
 
-# 4. Move the result into $TREE, touching only files whose content changed.
-if [ ! -d "$TREE" ]; then
-	mv "$STAGE" "$TREE"
-	sort -u "$touched" >"$TREE.touched"
-else
-	sort -u "$touched" "$TREE.touched" 2>/dev/null >"$touched.all"
-	changed=0
-	while read -r f; do
-		if [ -e "$STAGE/$f" ]; then
-			if ! cmp -s "$STAGE/$f" "$TREE/$f"; then
-				mkdir -p "$TREE/$(dirname "$f")"
-				cp --remove-destination "$STAGE/$f" "$TREE/$f"
-				changed=$((changed + 1))
-			fi
-		elif [ -e "$TREE/$f" ]; then
-			rm -f "$TREE/$f"
-			changed=$((changed + 1))
-		fi
-	done <"$touched.all"
-	sort -u "$touched" >"$TREE.touched"
-	rm -rf "$STAGE" "$touched.all"
-	info "updated $changed files in the prepared tree"
-fi
-rm -f "$touched"
+# Check the series out: only files whose content changed are rewritten.
+g checkout -q -f -B revoke "$head"
+g clean -q -f -f -d -x
+rm -rf "$work"
 echo "$key" >"$TREE.key"
+info "series: $n commits on pristine ($(g rev-parse --short pristine)), tip $(g rev-parse --short revoke)"
 info "Linux $kver from $KSRC_PKG $pkgver"
