@@ -9,13 +9,15 @@
 #   make guest-test  user-space tests in the booted guest
 #   make lint        checkpatch, kernel-doc, sparse, W=1
 #   make bench       benchmarks in non-debug guests (-icount), feature on and off
+#   make series      the series as patches to post, in build/series/
+#   make series-check  apply build/series to a pristine tree, build every commit
 #   make clean       remove build/
 
 SHELL := /bin/bash
 H := harness
 
 .PHONY: check demo shell kunit guest-test lint bench clean deps prepare build build-bench \
-	build-bench-off
+	build-bench-off series series-check
 
 check:
 	@bash $(H)/check.sh
@@ -52,6 +54,12 @@ shell: build
 
 bench: build-bench build-bench-off
 	@bash $(H)/guest.sh bench
+
+series: prepare
+	@bash $(H)/series.sh format
+
+series-check: series
+	@bash $(H)/series.sh check
 
 clean:
 	rm -rf build
