@@ -5,6 +5,8 @@
 #   build.sh test    lockdep + KASAN + KUnit kernel ($OBJ_TEST)
 #   build.sh bench   the same kernel without debugging ($OBJ_BENCH)
 #   build.sh bench-off  and with CONFIG_REVOKE off ($OBJ_BENCH_OFF)
+#   build.sh small-off  vmlinux of configs/small.config (allnoconfig plus what
+#                    the series touches) with CONFIG_REVOKE off ($OBJ_SMALL_OFF)
 #
 # The .config is merged from fragments with the tree's merge_config.sh;
 # every option a fragment asks for must survive olddefconfig, or the build
@@ -12,6 +14,9 @@
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:-test}
+# merge_config.sh starts from allnoconfig (-n) or from the defaults.
+base=
+target=bzImage
 case $flavour in
 test)
 	obj=$OBJ_TEST
@@ -24,6 +29,12 @@ bench)
 bench-off)
 	obj=$OBJ_BENCH_OFF
 	frags="configs/base.config configs/revoke-off.config configs/bench.config"
+	;;
+small-off)
+	obj=$OBJ_SMALL_OFF
+	frags="configs/small.config configs/revoke-off.config"
+	base=-n
+	target=vmlinux
 	;;
 *)
 	die "unknown kernel flavour '$flavour'"
@@ -38,7 +49,7 @@ mkdir -p "$obj" "$LOGS"
 key=$(cd "$TOP" && cat $frags "$TREE.key" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config.key" 2>/dev/null)" != "$key" ]; then
 	# shellcheck disable=SC2086
-	(cd "$TREE" && ./scripts/kconfig/merge_config.sh -O "$obj" \
+	(cd "$TREE" && ./scripts/kconfig/merge_config.sh $base -O "$obj" \
 		$(for f in $frags; do echo "$TOP/$f"; done)) >"$LOGS/config-$flavour.log" 2>&1 ||
 		{ tail -20 "$LOGS/config-$flavour.log"; die "merge_config.sh failed"; }
 	# merge_config.sh only warns; a vanished option is an error here.
@@ -53,7 +64,7 @@ fi
 
 start=$(date +%s)
 # A build from nothing takes minutes: say how far it got once a minute.
-kmake "$obj" bzImage >"$LOGS/build-$flavour.log" 2>&1 &
+kmake "$obj" $target >"$LOGS/build-$flavour.log" 2>&1 &
 pid=$!
 t=0
 while kill -0 "$pid" 2>/dev/null; do
@@ -67,9 +78,13 @@ if ! wait "$pid"; then
 	grep -E ': error:|: fatal error:|Error [0-9]|undefined reference' "$LOGS/build-$flavour.log" | head -40 >&2
 	die "kernel build failed (log: $LOGS/build-$flavour.log)"
 fi
+warnings=$(grep -c ': warning:' "$LOGS/build-$flavour.log" || true)
+if [ "$target" = vmlinux ]; then
+	info "vmlinux: $(stat -c %s "$obj/vmlinux") bytes, $(( $(date +%s) - start )) s, $warnings compiler warnings"
+	exit 0
+fi
 kmake "$obj" -s headers >>"$LOGS/build-$flavour.log" 2>&1 || die "make headers failed"
 [ -x "$obj/usr/gen_init_cpio" ] || kmake "$obj" usr/gen_init_cpio >>"$LOGS/build-$flavour.log" 2>&1 ||
 	die "gen_init_cpio build failed"
-warnings=$(grep -c ': warning:' "$LOGS/build-$flavour.log" || true)
 info "bzImage: $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes, $(( $(date +%s) - start )) s, $warnings compiler warnings"
 info "$(cat "$obj/include/config/kernel.release")"
