@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # guest.sh test|demo|bench|shell: build the static user-space programs
-# against the prepared tree's uapi headers, pack them with busybox into an
-# initramfs (the tree's gen_init_cpio), boot it and, for tests, count the
-# results; shell boots the test guest with a shell on the console instead.
+# against the prepared tree's uapi headers (the tests with the kernel's
+# "make kselftest-install", the demo and the benchmarks directly), pack them
+# with busybox into an initramfs (the tree's gen_init_cpio), boot it and,
+# for tests, count the results; shell boots the test guest with a shell on
+# the console instead.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
@@ -40,15 +42,32 @@ cc() {
 	fi
 }
 
-case $mode in
-test | shell) progs=$(ls "$SELFTESTS"/revoke/*_test.c 2>/dev/null || true) ;;
-demo) progs=$(ls "$SELFTESTS"/revoke/revoke_demo.c 2>/dev/null || true) ;;
-bench) progs=$(ls "$SELFTESTS"/revoke/*_bench.c 2>/dev/null || true) ;;
-esac
-[ -n "$progs" ] || die "no $mode programs under tools/testing/selftests/revoke"
-for p in $progs; do
-	cc "$p"
-done
+# The tests: the kselftest install tree (run_kselftest.sh, the runner and
+# tools/testing/selftests/revoke's TEST_GEN_PROGS with its settings), built
+# static against the test kernel's headers.
+KSFT=$obj/kselftest/kselftest_install
+if [ "$mode" = test ] || [ "$mode" = shell ]; then
+	rm -rf "$obj/kselftest"
+	make -C "$TREE" O="$obj" ARCH=$ARCH CC="$KCC" HOSTCC=gcc TARGETS=revoke USERLDFLAGS=-static \
+		kselftest-install >"$out/kselftest-install.log" 2>&1 ||
+		{ tail -30 "$out/kselftest-install.log" >&2; die "make kselftest-install failed"; }
+	if grep -q 'warning:' "$out/kselftest-install.log"; then
+		grep -A3 'warning:' "$out/kselftest-install.log" >&2
+		die "warnings building the selftests (log: $out/kselftest-install.log)"
+	fi
+	[ -x "$KSFT/run_kselftest.sh" ] && grep -q '^revoke:' "$KSFT/kselftest-list.txt" ||
+		die "make kselftest-install installed no revoke tests"
+	info "kselftest-install: $(grep -c '^revoke:' "$KSFT/kselftest-list.txt") tests"
+else
+	case $mode in
+	demo) progs=$(ls "$SELFTESTS"/revoke/revoke_demo.c 2>/dev/null || true) ;;
+	bench) progs=$(ls "$SELFTESTS"/revoke/*_bench.c 2>/dev/null || true) ;;
+	esac
+	[ -n "$progs" ] || die "no $mode programs under tools/testing/selftests/revoke"
+	for p in $progs; do
+		cc "$p"
+	done
+fi
 # revoke(1), which the demo and the tests run as a session manager would.
 if [ "$mode" != bench ]; then
 	mkdir -p "$out/tools"
@@ -67,7 +86,11 @@ fi
 CLIENT_PROGS="/usr/bin/aplay /usr/bin/arecord /usr/bin/speaker-test
 	/usr/bin/amidi /usr/bin/aseqdump /usr/sbin/alsactl /usr/bin/amixer
 	/usr/bin/evtest /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events
-	/usr/bin/pipewire /usr/bin/pw-cat /usr/bin/pw-link"
+	/usr/bin/pipewire /usr/bin/pw-cat /usr/bin/pw-link
+	/usr/bin/timeout"
+# (/usr/bin/timeout is GNU's, for the kselftest runner: it needs
+# --foreground, which busybox's lacks, and runs tests without a limit
+# if it is missing.)
 # What PipeWire loads: the modules and SPA plugins of harness/guest-pipewire.sh
 # and of its clients' client.conf.
 PW_MODS=/usr/lib/x86_64-linux-gnu/pipewire-0.3/libpipewire-module
@@ -114,7 +137,7 @@ pack() {
 # pack_clients: the clients, their libraries (as ldd finds them) and data.
 pack_clients() {
 	local p lib f
-	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root /tests; do
+	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root; do
 		packed[$d]=1
 	done
 	# The dynamic loader and the libraries are found through /lib64 and
@@ -140,12 +163,11 @@ pack_clients() {
 	echo "file /usr/libexec/revoke/guest-pipewire.sh $TOP/harness/guest-pipewire.sh 755 0 0"
 }
 
-dir=/tests
+dir=
 [ "$mode" = demo ] && dir=/demo
-[ "$mode" = shell ] && dir=/tests
 [ "$mode" = bench ] && dir=/bench
 {
-	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root "$dir"; do
+	for d in /dev /proc /sys /tmp /bin /sbin /mnt /root $dir; do
 		echo "dir $d 755 0 0"
 	done
 	echo "nod /dev/console 600 0 0 c 5 1"
@@ -161,9 +183,21 @@ dir=/tests
 		pack_clients
 	fi
 	[ "$mode" = demo ] && echo "file /demo/demo.sh $TOP/harness/demo.sh 755 0 0"
-	for b in "$out"/bin/*; do
-		echo "file $dir/$(basename "$b") $b 755 0 0"
-	done
+	if [ -n "$dir" ]; then
+		for b in "$out"/bin/*; do
+			echo "file $dir/$(basename "$b") $b 755 0 0"
+		done
+	else
+		# The kselftest install tree, as /kselftest.
+		(cd "$KSFT" && find . -mindepth 1 | sort) | while read -r f; do
+			f=${f#./}
+			if [ -d "$KSFT/$f" ]; then
+				echo "dir /kselftest/$f 755 0 0"
+			else
+				echo "file /kselftest/$f $KSFT/$f $(stat -c %a "$KSFT/$f") 0 0"
+			fi
+		done | sed '1i dir /kselftest 755 0 0'
+	fi
 } >"$out/initramfs.list"
 "$obj/usr/gen_init_cpio" "$out/initramfs.list" >"$out/initramfs.cpio" ||
 	die "gen_init_cpio failed"
