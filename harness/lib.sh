@@ -25,6 +25,10 @@ GUEST=$BUILD/guest
 # files, copied into the prepared tree at the same path.
 OVERLAY_DIRS="Documentation drivers fs include kernel lib mm scripts sound tools"
 
+# Debian's tools first: a python3 of pyenv or a virtualenv earlier on PATH
+# lacks the packages deps.sh installs (checkpatch runs spdxcheck.py, which
+# needs python3-ply and python3-git, in a git tree).
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 export ARCH=x86_64
 export KBUILD_BUILD_USER=revoke KBUILD_BUILD_HOST=ci
 # Set, even empty: the prepared tree is a git repository, and
