@@ -42,10 +42,12 @@ if [ "$(cat "$PRISTINE.version" 2>/dev/null)" != "$pkgver" ]; then
 fi
 kver=$(make -s -C "$PRISTINE" kernelversion)
 
-# g ARGS: git in the prepared tree, never asking about the user's settings.
+# g ARGS: git in the prepared tree, never asking about the user's settings;
+# no automatic gc, which would pack the ~90000 loose objects of the pristine
+# commit in the background while the kernel builds.
 g() {
 	git -C "$TREE" -c core.autocrlf=false -c core.safecrlf=false \
-		-c advice.detachedHead=false "$@"
+		-c advice.detachedHead=false -c gc.auto=0 "$@"
 }
 
 # The pristine commit.  Checking out never writes through a hard link (git
@@ -85,6 +87,12 @@ key=$({
 } | sha256sum | cut -d' ' -f1)
 
 if [ "$(cat "$TREE.key" 2>/dev/null)" = "$key" ] && g rev-parse -q --verify revoke >/dev/null; then
+	# An edit of the tree that was not exported would be built and tested
+	# as if it were the series: say so instead.
+	dirty=$(g status --porcelain --untracked-files=no | head -5)
+	[ -z "$dirty" ] || die "the prepared tree has changes that are not in patches/:
+$dirty
+commit them and run harness/export-patches.sh, or discard them (git -C $TREE checkout -f)"
 	info "up to date: Linux $kver from $KSRC_PKG $pkgver, $(g rev-list --count pristine..revoke) commits"
 	exit 0
 fi
