@@ -29,6 +29,13 @@
  * CONFIG_REVOKE depends on 64BIT: a torn read on a 32-bit machine could
  * see a past generation.
  *
+ * Files the kernel opened for a user are files like the others: a loop
+ * device's backing file is revoked (its I/O then fails), and overlayfs
+ * gives a file reopened on the upper inode after its copy-up the
+ * generation that inode was created with, so that it goes with the upper
+ * file too.  An active swap file is refused: swap does its I/O without
+ * the file, so a revoke would take nothing.
+ *
  * The cycle (steps 1 and 2 under the filesystem's revoke_sb lock):
  *  1. bump the generation; every later operation of an older file fails
  *     with -EBADF.  Under the mapping's i_mmap_rwsem, which linking and
@@ -469,6 +476,13 @@ static int revoke_regular(const struct path *path)
 
 	if (!rs)
 		return -EOPNOTSUPP;
+	/*
+	 * An active swap file is the kernel's: swap reads and writes its
+	 * blocks without the file, so a revoke would take nothing, and
+	 * writes and truncates fail with -ETXTBSY already.
+	 */
+	if (IS_SWAPFILE(inode))
+		return -ETXTBSY;
 	if (mutex_lock_killable(&rs->lock))
 		return -EINTR;
 	ret = revoke_sb_drain(rs, inode, &revoked, &held);
@@ -557,14 +571,14 @@ static int do_revoke(const struct path *path)
  * owns the inode nor has CAP_FOWNER over it, or if the device cgroup does
  * not let it use the device; an LSM's error; -EOPNOTSUPP if the object
  * cannot be revoked (a FIFO, socket, directory, or a regular file on a
- * filesystem without FS_REVOCABLE); -EACCES for a device node on a nodev
- * mount; -ENXIO for a device node without a driver; -EINTR if a fatal
- * signal stopped the wait for another revoke of the filesystem or for what
- * an interrupted one left (nothing done), for a regular file's operations
- * in flight, or for a device's (the files are revoked, the rest is
- * finished in the background); an
- * error of writing a regular file's data back (the file is revoked all
- * the same); or a path lookup error.
+ * filesystem without FS_REVOCABLE); -ETXTBSY for an active swap file;
+ * -EACCES for a device node on a nodev mount; -ENXIO for a device node
+ * without a driver; -EINTR if a fatal signal stopped the wait for another
+ * revoke of the filesystem or for what an interrupted one left (nothing
+ * done), for a regular file's operations in flight, or for a device's (the
+ * files are revoked, the rest is finished in the background); an error of
+ * writing a regular file's data back (the file is revoked all the same);
+ * or a path lookup error.
  */
 SYSCALL_DEFINE3(revokeat, int, dfd, const char __user *, filename,
 		unsigned int, flags)
