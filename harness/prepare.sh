@@ -50,12 +50,14 @@ g() {
 		-c advice.detachedHead=false -c gc.auto=0 "$@"
 }
 
-# The pristine commit.  Checking out never writes through a hard link (git
-# replaces a file it updates), so the tree can share the pristine files.
+# The pristine commit.  A copy, not hard links: git replaces the files it
+# checks out, but an editor or a script that writes a file of the tree in
+# place would change the pristine file too, which the lint's comparison
+# with pristine builds and the semantic patch's input rely on.
 if [ "$(cat "$TREE.version" 2>/dev/null)" != "$pkgver" ] || ! g rev-parse -q --verify pristine >/dev/null; then
 	info "committing the pristine tree (Linux $kver, $KSRC_PKG $pkgver)"
 	rm -rf "$TREE" "$TREE.key" "$TREE.version"
-	cp -al "$PRISTINE" "$TREE"
+	cp -a --reflink=auto "$PRISTINE" "$TREE"
 	g init -q -b revoke
 	# -f: the tree's own .gitignore would leave out some of its files.
 	g add -A -f
