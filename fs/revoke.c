@@ -65,8 +65,11 @@
  *     file's mapping is refused under the page table lock (finish_fault(),
  *     do_set_pmd()) or RCU (filemap_map_pages()), which the
  *     synchronize_rcu() of step 2 waits for: shared mappings give SIGBUS;
- *  5. drop the revoked files' flock, POSIX and OFD locks and leases;
- *  6. write back, as the seed's do_fsync(), but without opening a file
+ *  5. long-term pins: a tmpfs folio that io_uring fixed buffers or another
+ *     FOLL_LONGTERM pin holds leaves the page cache to a copy, so that the
+ *     pin keeps what it had and never sees or changes the next owner's data;
+ *  6. drop the revoked files' flock, POSIX and OFD locks and leases;
+ *  7. write back, as the seed's do_fsync(), but without opening a file
  *     that a policy on opens could refuse or hold: writes completed
  *     before the call are durable.
  *
@@ -94,12 +97,15 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
+#include <linux/pagevec.h>
 #include <linux/pagewalk.h>
 #include <linux/percpu.h>
 #include <linux/revoke.h>
 #include <linux/sched/mm.h>
 #include <linux/security.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 #include <linux/syscalls.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -462,6 +468,74 @@ static void revoke_private_maps(struct inode *inode)
 }
 
 /*
+ * Give the page cache a copy of a folio that a long-term pin holds, so
+ * that the pin's holder keeps the old folio, which belongs to no file any
+ * more.  Under the folio lock, which truncation, faults and writes take
+ * and then check folio->mapping, as they do for FUSE's replacement.
+ */
+static void revoke_replace_folio(struct address_space *mapping,
+				 struct folio *old)
+{
+	struct folio *new;
+
+	new = folio_alloc(mapping_gfp_mask(mapping), 0);
+	if (!new)
+		return;
+	folio_lock(old);
+	folio_wait_writeback(old);
+	if (old->mapping != mapping || !folio_test_uptodate(old) ||
+	    !folio_maybe_dma_pinned(old)) {
+		folio_unlock(old);
+		folio_put(new);
+		return;
+	}
+	folio_copy(new, old);
+	__folio_set_locked(new);
+	__folio_set_swapbacked(new);
+	folio_mark_uptodate(new);
+	replace_page_cache_folio(old, new);
+	/* tmpfs has nothing to read it back from: never clean. */
+	folio_mark_dirty(new);
+	folio_add_lru(new);
+	folio_unlock(new);
+	folio_put(new);
+	folio_unlock(old);
+}
+
+/*
+ * Step 5: a long-term pin (io_uring fixed buffers, FOLL_LONGTERM) taken on
+ * a shared mapping before the call still holds the file's folios after
+ * the zap: through it the old holder would read, and write, what the next
+ * owner puts there, for as long as the pin lives.  Move the data out from
+ * under the pins: each pinned folio's place in the page cache goes to a
+ * copy.  tmpfs only, whose page cache is the file; other filesystems
+ * refuse writable long-term pins of their files (see
+ * writable_file_mapping_allowed()), and read-only ones, like pinned large
+ * folios (tmpfs huge=), are not recalled.
+ */
+static void revoke_replace_pinned(struct address_space *mapping)
+{
+	struct folio_batch fbatch;
+	pgoff_t index = 0;
+	unsigned int i;
+
+	if (!shmem_mapping(mapping))
+		return;
+	folio_batch_init(&fbatch);
+	while (filemap_get_folios(mapping, &index, ULONG_MAX, &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			struct folio *folio = fbatch.folios[i];
+
+			if (!folio_test_large(folio) &&
+			    folio_maybe_dma_pinned(folio))
+				revoke_replace_folio(mapping, folio);
+		}
+		folio_batch_release(&fbatch);
+		cond_resched();
+	}
+}
+
+/*
  * Revoke every file of a regular file's inode.  A fatal signal while
  * waiting for another revoke of the same filesystem stops it before it
  * started (-EINTR); one while waiting for operations in flight gives
@@ -496,9 +570,10 @@ static int revoke_regular(const struct path *path)
 	/* The old PTEs are gone: the next owner may seal. */
 	if (held)
 		mapping_unmap_writable(inode->i_mapping);
+	revoke_replace_pinned(inode->i_mapping);
 	locks_revoke(inode);
 	/*
-	 * Step 6, the seed's do_fsync(), without a file: an open for ->fsync
+	 * Step 7, the seed's do_fsync(), without a file: an open for ->fsync
 	 * would run the LSMs' file_open and fsnotify's permission events,
 	 * which may refuse or hold it once the files are revoked.  This
 	 * writes the data back, waits for it, and writes the inode with
