@@ -136,6 +136,72 @@ static long aio_fsync_result(int fd)
 	return res;
 }
 
+/* A one-entry io_uring, with its rings mapped. */
+struct uring {
+	int fd;
+	struct io_uring_params p;
+	void *sq;
+	struct io_uring_sqe *sqes;
+	size_t sq_len;
+};
+
+static int uring_open(struct uring *u)
+{
+	size_t cq_len;
+
+	memset(u, 0, sizeof(*u));
+	u->fd = syscall(__NR_io_uring_setup, 1, &u->p);
+	if (u->fd < 0)
+		return -1;
+	u->sq_len = u->p.sq_off.array + u->p.sq_entries * sizeof(unsigned int);
+	cq_len = u->p.cq_off.cqes + u->p.cq_entries * sizeof(struct io_uring_cqe);
+	if (cq_len > u->sq_len)
+		u->sq_len = cq_len;
+	/* IORING_FEAT_SINGLE_MMAP, since 5.4: one mapping for both rings. */
+	u->sq = mmap(NULL, u->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     u->fd, IORING_OFF_SQ_RING);
+	u->sqes = mmap(NULL, u->p.sq_entries * sizeof(*u->sqes),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, u->fd, IORING_OFF_SQES);
+	if (u->sq == MAP_FAILED || u->sqes == MAP_FAILED) {
+		close(u->fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void uring_close(struct uring *u)
+{
+	munmap(u->sq, u->sq_len);
+	munmap(u->sqes, u->p.sq_entries * sizeof(*u->sqes));
+	close(u->fd);
+}
+
+/*
+ * Run one operation, described by *@sqe: the CQE's res, or INT_MIN if it
+ * could not be submitted.
+ */
+static int uring_run(struct uring *u, const struct io_uring_sqe *sqe)
+{
+	unsigned int mask = *(unsigned int *)(u->sq + u->p.sq_off.ring_mask);
+	unsigned int *sq_tail = u->sq + u->p.sq_off.tail;
+	unsigned int *cq_head = u->sq + u->p.cq_off.head;
+	struct io_uring_cqe *cqe;
+	int res;
+
+	u->sqes[0] = *sqe;
+	((unsigned int *)(u->sq + u->p.sq_off.array))[*sq_tail & mask] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		    NULL, 0) != 1)
+		return INT_MIN;
+	mask = *(unsigned int *)(u->sq + u->p.cq_off.ring_mask);
+	cqe = (struct io_uring_cqe *)(u->sq + u->p.cq_off.cqes) +
+	      (*cq_head & mask);
+	res = cqe->res;
+	__atomic_store_n(cq_head, *cq_head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
 /*
  * The result of one io_uring operation on @fd (IORING_OP_FSYNC or
  * IORING_OP_SYNC_FILE_RANGE of its first page): the CQE's res, or
@@ -143,46 +209,18 @@ static long aio_fsync_result(int fd)
  */
 static int uring_sync_result(int fd, __u8 opcode)
 {
-	struct io_uring_params p = {};
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqe;
-	unsigned int *sq_tail, *sq_array, *cq_head;
-	size_t sq_len, cq_len;
-	void *sq, *cq;
-	int ring, res = INT_MIN;
+	struct io_uring_sqe sqe = {
+		.opcode = opcode,
+		.fd = fd,
+		.len = opcode == IORING_OP_SYNC_FILE_RANGE ? PAGE : 0,
+	};
+	struct uring u;
+	int res;
 
-	ring = syscall(__NR_io_uring_setup, 1, &p);
-	if (ring < 0)
+	if (uring_open(&u))
 		return INT_MIN;
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (cq_len > sq_len)
-		sq_len = cq_len;
-	/* IORING_FEAT_SINGLE_MMAP, since 5.4: one mapping for both rings. */
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED, ring,
-		  IORING_OFF_SQ_RING);
-	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
-		    MAP_SHARED, ring, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || sqes == MAP_FAILED)
-		goto out;
-	cq = sq;
-	memset(&sqes[0], 0, sizeof(sqes[0]));
-	sqes[0].opcode = opcode;
-	sqes[0].fd = fd;
-	sqes[0].len = opcode == IORING_OP_SYNC_FILE_RANGE ? PAGE : 0;
-	sq_array = sq + p.sq_off.array;
-	sq_tail = sq + p.sq_off.tail;
-	sq_array[*sq_tail & *(unsigned int *)(sq + p.sq_off.ring_mask)] = 0;
-	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
-		    NULL, 0) != 1)
-		goto out;
-	cq_head = cq + p.cq_off.head;
-	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes) +
-	      (*cq_head & *(unsigned int *)(cq + p.cq_off.ring_mask));
-	res = cqe->res;
-out:
-	close(ring);
+	res = uring_run(&u, &sqe);
+	uring_close(&u);
 	return res;
 }
 
@@ -1311,6 +1349,70 @@ TEST(memfd_udmabuf_refused)
 		close(buf);
 	close(fd);
 	close(dev);
+}
+
+/*
+ * io_uring fixed buffers pin the pages of a shared mapping for as long as
+ * the ring lives (FOLL_LONGTERM), past the zap of the mapping.  After the
+ * revoke the old holder's ring must neither read what the next owner
+ * writes (WRITE_FIXED from the buffer) nor write into the file
+ * (READ_FIXED into the buffer), and the pins no longer keep the next
+ * owner from sealing.  They used to do all three.
+ */
+TEST(memfd_long_term_pin_recalled)
+{
+	struct io_uring_sqe sqe = {};
+	struct iovec iov;
+	struct uring u;
+	int fd, fd2, p[2];
+	char path[64], buf[8] = "";
+	unsigned int *map;
+
+	map = memfd_mapped("revoke-pin", &fd);
+	ASSERT_NE(map, MAP_FAILED);
+	memcpy(map, "old!", 4);
+	ASSERT_EQ(uring_open(&u), 0);
+	iov.iov_base = map;
+	iov.iov_len = 4 * PAGE;
+	ASSERT_EQ(syscall(__NR_io_uring_register, u.fd,
+			  IORING_REGISTER_BUFFERS, &iov, 1), 0);
+	ASSERT_EQ(pipe(p), 0);
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	fd2 = open(path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(pwrite(fd2, "new!", 4, 0), 4);
+
+	/* What the old holder's buffer holds: its own data, not the new. */
+	sqe.opcode = IORING_OP_WRITE_FIXED;
+	sqe.fd = p[1];
+	sqe.addr = (unsigned long)map;
+	sqe.len = 4;
+	sqe.off = -1;
+	EXPECT_EQ(uring_run(&u, &sqe), 4);
+	EXPECT_EQ(read(p[0], buf, 4), 4);
+	EXPECT_EQ(memcmp(buf, "old!", 4), 0) {
+		TH_LOG("the old holder's pinned buffer reads %.4s", buf);
+	}
+	/* Written into by the old holder: the file does not change. */
+	ASSERT_EQ(write(p[1], "evil", 4), 4);
+	sqe.opcode = IORING_OP_READ_FIXED;
+	sqe.fd = p[0];
+	EXPECT_EQ(uring_run(&u, &sqe), 4);
+	EXPECT_EQ(pread(fd2, buf, 4, 0), 4);
+	EXPECT_EQ(memcmp(buf, "new!", 4), 0) {
+		TH_LOG("the old holder's pinned buffer wrote into the file: %.4s", buf);
+	}
+	/* The pins are not the next owner's writable mappings. */
+	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0);
+
+	uring_close(&u);
+	munmap(map, 4 * PAGE);
+	close(p[0]);
+	close(p[1]);
+	close(fd2);
+	close(fd);
 }
 
 /* ---- private mappings under memory pressure ---------------------------- */
