@@ -143,15 +143,27 @@ run_cocci() {
 	: >"$BUILD/cocci/spatch.log"
 	# spatch_dirs OUT: the semantic patch's diff of $src.  --use-coccigrep:
 	# spatch would otherwise ask git which files to look at.
+	# spatch died once here on sound/core ("<no Python frame>", from its
+	# embedded Python) and not in ten runs since: a failed directory is run
+	# once more, and the output is checked below anyway.
 	spatch_dirs() {
+		local try
 		: >"$1"
 		for d in $COCCI_DIRS; do
-			(cd "$src" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
-				-D patch --no-includes --include-headers \
-				--use-coccigrep --patch . --dir "$d" \
-				--jobs "$JOBS" --chunksize 1) </dev/null >>"$1" \
-				2>>"$BUILD/cocci/spatch.log" ||
-				{ cat "$BUILD/cocci/spatch.log" >&2; die "spatch failed on $d"; }
+			for try in 1 2; do
+				(cd "$src" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
+					-D patch --no-includes --include-headers \
+					--use-coccigrep --patch . --dir "$d" \
+					--jobs "$JOBS" --chunksize 1) </dev/null >"$1.$try" \
+					2>>"$BUILD/cocci/spatch.log" && break
+				if [ "$try" = 2 ]; then
+					cat "$BUILD/cocci/spatch.log" >&2
+					die "spatch failed on $d"
+				fi
+				info "spatch failed on $d ($(grep -m1 -E 'Fatal|rror' "$BUILD/cocci/spatch.log" || echo "no message")); once more"
+			done
+			cat "$1.$try" >>"$1"
+			rm -f "$1".[12]
 		done
 	}
 	spatch_dirs "$out.raw"
