@@ -84,3 +84,61 @@ PRISTINE_DATE="2026-01-01T00:00:00+0000"
 touched_files() {
 	git -C "$TREE" diff --name-only pristine HEAD
 }
+
+# The semantic patch, the directories it converts, and its reviewed output
+# on the base (tree preparation checks every run against it).
+COCCI=scripts/coccinelle/revoke.cocci
+COCCI_EXPECTED=$TOP/patches/cocci/revoke-cocci.diff
+COCCI_DIRS="sound/core include/sound drivers/input"
+
+# cocci_spatch SRC DIR...: the semantic patch's diff of DIR... in the tree
+# SRC, normalised by normdiff.py (file order, a/ b/ prefixes), on stdout;
+# spatch's messages go to $BUILD/cocci/spatch.log.  --use-coccigrep:
+# spatch would otherwise ask git which files to look at.  spatch died once
+# here on sound/core ("<no Python frame>", from its embedded Python) and
+# not in ten runs since: a failed directory is run once more.
+cocci_spatch() {
+	local src=$1 d try raw
+	shift
+	mkdir -p "$BUILD/cocci"
+	raw=$(mktemp)
+	: >"$BUILD/cocci/spatch.log"
+	for d in "$@"; do
+		for try in 1 2; do
+			(cd "$src" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
+				-D patch --no-includes --include-headers \
+				--use-coccigrep --patch . --dir "$d" \
+				--jobs "$JOBS" --chunksize 1) </dev/null >"$raw.$try" \
+				2>>"$BUILD/cocci/spatch.log" && break
+			if [ "$try" = 2 ]; then
+				cat "$BUILD/cocci/spatch.log" >&2
+				rm -f "$raw" "$raw".[12]
+				echo "spatch failed on $d" >&2
+				return 1
+			fi
+			info "spatch failed on $d ($(grep -m1 -E 'Fatal|rror' "$BUILD/cocci/spatch.log" || echo "no message")); once more" >&2
+		done
+		cat "$raw.$try" >>"$raw"
+		rm -f "$raw".[12]
+	done
+	python3 "$TOP/harness/normdiff.py" <"$raw"
+	rm -f "$raw"
+}
+
+# cocci_compare OUT: is OUT, a cocci_spatch output, the reviewed one?
+# A point release of the base moves the converted code: the same changes
+# at other lines are no drift (said on stdout).  Returns 0 if so, 1 and
+# the difference on stderr if not.
+cocci_compare() {
+	no_lines() {
+		sed -E 's/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/@@/' "$1"
+	}
+	if cmp -s "$1" "$COCCI_EXPECTED"; then
+		return 0
+	elif cmp -s <(no_lines "$1") <(no_lines "$COCCI_EXPECTED"); then
+		info "semantic patch: the base moved; the same changes at other lines (see $1)"
+		return 0
+	fi
+	diff -u <(no_lines "$COCCI_EXPECTED") <(no_lines "$1") | head -60 >&2
+	return 1
+}

@@ -158,6 +158,43 @@ bash "$TOP/harness/series.sh" format >"$log" 2>&1 || st=1
 grep -q '^To: ' "$BUILD/series/0001-"*.patch 2>/dev/null || st=1
 gate "make series: $(series_patches | wc -l) patches, cover letter, To/Cc" $st "$log"
 
+# A point release of linux-source-6.12 moves the code the semantic patch
+# converts.  Simulate one (blank lines at the top of every file it
+# converts): the preparation's comparison must say that the base moved and
+# accept the output, and still refuse a change in substance.
+moved=$BUILD/cocci-moved
+log=$LOGS/lint-moved-base.log
+rm -rf "$moved"
+mkdir -p "$moved/src"
+: >"$log"
+# shellcheck disable=SC2086
+git -C "$TREE" archive pristine -- $COCCI_DIRS | tar -x -C "$moved/src"
+sed -n 's#^+++ b/##p' "$COCCI_EXPECTED" | while read -r f; do
+	sed -i '1s/^/\n\n\n/' "$moved/src/$f"
+done
+st=0
+# shellcheck disable=SC2086
+if ! cocci_spatch "$moved/src" $COCCI_DIRS >"$moved/out.diff" 2>>"$log"; then
+	st=1
+elif cmp -s "$moved/out.diff" "$COCCI_EXPECTED"; then
+	echo "the simulated point release did not move the hunks" >>"$log"
+	st=1
+elif ! cocci_compare "$moved/out.diff" >"$moved/said" 2>>"$log" ||
+	! grep -q 'the base moved' "$moved/said"; then
+	echo "the moved output was not accepted as moved" >>"$log"
+	st=1
+else
+	cat "$moved/said" >>"$log"
+	# One added line changed: drift, which must fail.
+	awk '!done && /^\+[^+]/ { print $0 " /* changed */"; done = 1; next } { print }' \
+		"$moved/out.diff" >"$moved/changed.diff"
+	if cocci_compare "$moved/changed.diff" >/dev/null 2>&1; then
+		echo "a change in substance was accepted" >>"$log"
+		st=1
+	fi
+fi
+gate "semantic patch on a simulated point release: base moved and accepted, a real change refused" $st "$log"
+
 record lint "$passed" "$failed"
 info "lint: $passed passed, $failed failed"
 [ "$failed" = 0 ]

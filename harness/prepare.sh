@@ -20,11 +20,6 @@
 # just what the change touched.  Nothing here is ever committed.
 . "$(dirname "$0")/lib.sh"
 
-COCCI=scripts/coccinelle/revoke.cocci
-COCCI_EXPECTED=$TOP/patches/cocci/revoke-cocci.diff
-# Directories the semantic patch converts.
-COCCI_DIRS="sound/core include/sound drivers/input"
-
 stage "prepare: kernel tree"
 command -v dpkg-query >/dev/null || die "dpkg-query not found (Debian host expected)"
 command -v git >/dev/null || die "git not found (run harness/deps.sh)"
@@ -134,59 +129,19 @@ add_new() {
 # run_cocci: the semantic patch's output on the tree as staged now, checked
 # against the reviewed patches/cocci/revoke-cocci.diff, in $work/cocci.diff.
 run_cocci() {
-	local src=$work/cocci-src d out=$BUILD/cocci/revoke-cocci.diff
+	local src=$work/cocci-src out=$BUILD/cocci/revoke-cocci.diff
 	command -v spatch >/dev/null || die "spatch not found (coccinelle)"
 	[ -f "$TOP/$COCCI" ] || die "patches/series asks for $COCCI, which is missing"
 	mkdir -p "$BUILD/cocci" "$src"
 	# shellcheck disable=SC2086
 	g archive "$(g write-tree)" -- $COCCI_DIRS | tar -x -C "$src"
-	: >"$BUILD/cocci/spatch.log"
-	# spatch_dirs OUT: the semantic patch's diff of $src.  --use-coccigrep:
-	# spatch would otherwise ask git which files to look at.
-	# spatch died once here on sound/core ("<no Python frame>", from its
-	# embedded Python) and not in ten runs since: a failed directory is run
-	# once more, and the output is checked below anyway.
-	spatch_dirs() {
-		local try
-		: >"$1"
-		for d in $COCCI_DIRS; do
-			for try in 1 2; do
-				(cd "$src" && spatch --very-quiet --sp-file "$TOP/$COCCI" \
-					-D patch --no-includes --include-headers \
-					--use-coccigrep --patch . --dir "$d" \
-					--jobs "$JOBS" --chunksize 1) </dev/null >"$1.$try" \
-					2>>"$BUILD/cocci/spatch.log" && break
-				if [ "$try" = 2 ]; then
-					cat "$BUILD/cocci/spatch.log" >&2
-					die "spatch failed on $d"
-				fi
-				info "spatch failed on $d ($(grep -m1 -E 'Fatal|rror' "$BUILD/cocci/spatch.log" || echo "no message")); once more"
-			done
-			cat "$1.$try" >>"$1"
-			rm -f "$1".[12]
-		done
-	}
-	spatch_dirs "$out.raw"
-	# Stable, reviewable form: file order and the a/ b/ prefixes.
-	python3 "$TOP/harness/normdiff.py" <"$out.raw" >"$out"
+	cocci_spatch "$src" $COCCI_DIRS >"$out" || die "spatch failed"
 	[ -f "$COCCI_EXPECTED" ] || die "no $COCCI_EXPECTED: review $out and copy it there"
-	# A point release of the base moves the converted code: the same
-	# changes at other lines are no drift.
-	no_lines() {
-		sed -E 's/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/@@/' "$1"
-	}
-	if cmp -s "$out" "$COCCI_EXPECTED"; then
-		:
-	elif cmp -s <(no_lines "$out") <(no_lines "$COCCI_EXPECTED"); then
-		info "semantic patch: the base moved; the same changes at other lines (see $out)"
-	else
-		diff -u <(no_lines "$COCCI_EXPECTED") <(no_lines "$out") | head -60 >&2
-		die "semantic patch output drifted from patches/cocci/revoke-cocci.diff (new output: $out)"
-	fi
+	cocci_compare "$out" || die "semantic patch output drifted from patches/cocci/revoke-cocci.diff (new output: $out)"
 	patch -d "$src" -p1 -N -s --fuzz=0 --no-backup-if-mismatch <"$out" ||
 		die "semantic patch output does not apply"
 	# Converted code must be a fixed point: a second run changes nothing.
-	spatch_dirs "$out.again"
+	cocci_spatch "$src" $COCCI_DIRS >"$out.again" || die "spatch failed"
 	if [ -s "$out.again" ]; then
 		head -40 "$out.again" >&2
 		die "the semantic patch changes its own output again (see $out.again)"
