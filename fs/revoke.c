@@ -471,25 +471,30 @@ static void revoke_private_maps(struct inode *inode)
  * Give the page cache a copy of a folio that a long-term pin holds, so
  * that the pin's holder keeps the old folio, which belongs to no file any
  * more.  Under the folio lock, which truncation, faults and writes take
- * and then check folio->mapping, as they do for FUSE's replacement.
+ * and then check folio->mapping, as they do for FUSE's replacement.  A
+ * mapping of the folio made since the zap (by a file opened after the
+ * bump) is zapped too, so that it faults the copy in.
  */
-static void revoke_replace_folio(struct address_space *mapping,
-				 struct folio *old)
+static int revoke_replace_folio(struct address_space *mapping,
+				struct folio *old)
 {
 	struct folio *new;
+	int ret = 0;
 
 	new = folio_alloc(mapping_gfp_mask(mapping), 0);
 	if (!new)
-		return;
+		return -ENOMEM;
 	folio_lock(old);
 	folio_wait_writeback(old);
 	if (old->mapping != mapping || !folio_test_uptodate(old) ||
-	    !folio_maybe_dma_pinned(old)) {
-		folio_unlock(old);
-		folio_put(new);
-		return;
+	    !folio_maybe_dma_pinned(old))
+		goto out;
+	/* A poisoned page is not read: a machine check, not a copy. */
+	if (folio_test_hwpoison(old) || folio_mc_copy(new, old)) {
+		ret = -EIO;
+		goto out;
 	}
-	folio_copy(new, old);
+	unmap_mapping_pages(mapping, old->index, 1, false);
 	__folio_set_locked(new);
 	__folio_set_swapbacked(new);
 	folio_mark_uptodate(new);
@@ -498,8 +503,10 @@ static void revoke_replace_folio(struct address_space *mapping,
 	folio_mark_dirty(new);
 	folio_add_lru(new);
 	folio_unlock(new);
-	folio_put(new);
+out:
 	folio_unlock(old);
+	folio_put(new);
+	return ret;
 }
 
 /*
@@ -510,29 +517,38 @@ static void revoke_replace_folio(struct address_space *mapping,
  * under the pins: each pinned folio's place in the page cache goes to a
  * copy.  tmpfs only, whose page cache is the file; other filesystems
  * refuse writable long-term pins of their files (see
- * writable_file_mapping_allowed()), and read-only ones, like pinned large
- * folios (tmpfs huge=), are not recalled.
+ * writable_file_mapping_allowed()), and read-only ones are not recalled.
+ * A pinned large folio (tmpfs huge=) is not either: -EBUSY, as a copy
+ * that cannot be made gives -ENOMEM or -EIO, with the files revoked all
+ * the same.  A pin taken in the meantime through a file opened after the
+ * bump cannot be told from an old one, and is treated as one.
  */
-static void revoke_replace_pinned(struct address_space *mapping)
+static int revoke_replace_pinned(struct address_space *mapping)
 {
 	struct folio_batch fbatch;
 	pgoff_t index = 0;
 	unsigned int i;
+	int ret = 0, err;
 
 	if (!shmem_mapping(mapping))
-		return;
+		return 0;
 	folio_batch_init(&fbatch);
 	while (filemap_get_folios(mapping, &index, ULONG_MAX, &fbatch)) {
 		for (i = 0; i < folio_batch_count(&fbatch); i++) {
 			struct folio *folio = fbatch.folios[i];
 
-			if (!folio_test_large(folio) &&
-			    folio_maybe_dma_pinned(folio))
-				revoke_replace_folio(mapping, folio);
+			if (!folio_maybe_dma_pinned(folio))
+				continue;
+			err = folio_test_large(folio) ? -EBUSY :
+			      revoke_replace_folio(mapping, folio);
+			ret = ret ?: err;
 		}
 		folio_batch_release(&fbatch);
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
+	return ret;
 }
 
 /*
@@ -546,7 +562,7 @@ static int revoke_regular(const struct path *path)
 	struct inode *inode = d_backing_inode(path->dentry);
 	struct revoke_sb *rs = inode->i_sb->s_revoke;
 	bool revoked = false, held = false;
-	int ret, err;
+	int ret, err, pinned;
 
 	if (!rs)
 		return -EOPNOTSUPP;
@@ -570,7 +586,7 @@ static int revoke_regular(const struct path *path)
 	/* The old PTEs are gone: the next owner may seal. */
 	if (held)
 		mapping_unmap_writable(inode->i_mapping);
-	revoke_replace_pinned(inode->i_mapping);
+	pinned = revoke_replace_pinned(inode->i_mapping);
 	locks_revoke(inode);
 	/*
 	 * Step 7, the seed's do_fsync(), without a file: an open for ->fsync
@@ -580,7 +596,7 @@ static int revoke_regular(const struct path *path)
 	 * WB_SYNC_ALL, in which ext4 commits its journal as its fsync does.
 	 */
 	err = write_inode_now(inode, 1);
-	return ret ?: err;
+	return ret ?: pinned ?: err;
 }
 
 /* The LSMs' say; a function of its own, for the KUnit suite's stand-in. */
@@ -651,9 +667,11 @@ static int do_revoke(const struct path *path)
  * without a driver; -EINTR if a fatal signal stopped the wait for another
  * revoke of the filesystem or for what an interrupted one left (nothing
  * done), for a regular file's operations in flight, or for a device's (the
- * files are revoked, the rest is finished in the background); an error of
- * writing a regular file's data back (the file is revoked all the same);
- * or a path lookup error.
+ * files are revoked, the rest is finished in the background); -EBUSY,
+ * -ENOMEM or -EIO if a page of a tmpfs file that a long-term pin holds
+ * could not be taken from it (a huge page, no memory for the copy, a
+ * poisoned page); an error of writing a regular file's data back (in
+ * these cases the file is revoked all the same); or a path lookup error.
  */
 SYSCALL_DEFINE3(revokeat, int, dfd, const char __user *, filename,
 		unsigned int, flags)
