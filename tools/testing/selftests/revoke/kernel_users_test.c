@@ -91,6 +91,41 @@ static int loop_detach(int lfd)
 	return ret;
 }
 
+/*
+ * Copy the ext4 image to @copy (on the fixture's tmpfs), attach it to a
+ * loop device and mount that on @mnt: the loop device's open file, or -1.
+ */
+static int mount_image_copy(const char *copy, const char *mnt)
+{
+	char dev[32], buf[PAGE];
+	int in, out, lfd;
+	ssize_t n;
+
+	/* read/write: copy_file_range(2) does not cross filesystems. */
+	in = open(EXT4_IMAGE, O_RDONLY);
+	out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	}
+	close(in);
+	close(out);
+	if (in < 0 || out < 0 || n < 0)
+		return -1;
+	lfd = loop_attach(copy);
+	if (lfd < 0)
+		return -1;
+	loop_name(lfd, dev, sizeof(dev));
+	mkdir(mnt, 0755);
+	if (mount(dev, mnt, "ext4", 0, NULL)) {
+		loop_detach(lfd);
+		return -1;
+	}
+	return lfd;
+}
+
 FIXTURE(users) {
 	char file[128];
 };
@@ -160,17 +195,12 @@ TEST_F(users, loop_device_loses_its_file)
  */
 TEST_F(users, loop_mounted_filesystem_unmounts)
 {
-	char cmd[256], dev[32], mnt[] = DIR "/mnt", f[] = DIR "/mnt/f";
+	char mnt[] = DIR "/mnt", f[] = DIR "/mnt/f";
 	int lfd, fd, status;
 	pid_t pid;
 
-	snprintf(cmd, sizeof(cmd), "cp %s %s", EXT4_IMAGE, self->file);
-	ASSERT_EQ(system(cmd), 0);
-	lfd = loop_attach(self->file);
+	lfd = mount_image_copy(self->file, mnt);
 	ASSERT_GE(lfd, 0);
-	loop_name(lfd, dev, sizeof(dev));
-	mkdir(mnt, 0755);
-	ASSERT_EQ(mount(dev, mnt, "ext4", 0, NULL), 0);
 	ASSERT_EQ(fill(f, 'o', 4), 0);
 	fd = open(f, O_RDWR);
 	ASSERT_GE(fd, 0);
@@ -289,17 +319,12 @@ static int make_swap(const char *path, int pages)
  */
 TEST_F(users, active_swap_file_refused)
 {
-	char cmd[256], dev[32], mnt[] = DIR "/mnt", swap[] = DIR "/mnt/swap";
+	char mnt[] = DIR "/mnt", swap[] = DIR "/mnt/swap";
 	int lfd;
 
 	/* tmpfs cannot hold a swap file: ext4 on a copy of the image. */
-	snprintf(cmd, sizeof(cmd), "cp %s %s", EXT4_IMAGE, self->file);
-	ASSERT_EQ(system(cmd), 0);
-	lfd = loop_attach(self->file);
+	lfd = mount_image_copy(self->file, mnt);
 	ASSERT_GE(lfd, 0);
-	loop_name(lfd, dev, sizeof(dev));
-	mkdir(mnt, 0755);
-	ASSERT_EQ(mount(dev, mnt, "ext4", 0, NULL), 0);
 	ASSERT_EQ(make_swap(swap, 64), 0);
 	ASSERT_EQ(swapon(swap, 0), 0);
 
