@@ -28,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
+#include <sys/swap.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -42,10 +43,219 @@
 #define EXT4_IMAGE	"/images/ext4.img"
 #define PAGE		4096
 
+/* One device-mapper ioctl on @ctl for the device @name; 0 or -1. */
+static int dm_call(int ctl, unsigned long cmd, const char *name,
+		   unsigned int flags, const char *target, const char *params,
+		   unsigned long long sectors, dev_t *dev)
+{
+	struct {
+		struct dm_ioctl io;
+		struct dm_target_spec spec;
+		char params[64];
+	} req = {};
+	int ret;
+
+	req.io.version[0] = DM_VERSION_MAJOR;
+	req.io.data_size = sizeof(req);
+	req.io.data_start = sizeof(req.io);
+	req.io.flags = flags;
+	snprintf(req.io.name, sizeof(req.io.name), "%s", name);
+	if (target) {
+		req.io.target_count = 1;
+		req.spec.length = sectors;
+		snprintf(req.spec.target_type, sizeof(req.spec.target_type),
+			 "%s", target);
+		snprintf(req.params, sizeof(req.params), "%s", params);
+	}
+	ret = ioctl(ctl, cmd, &req);
+	if (!ret && dev)
+		*dev = req.io.dev;
+	return ret;
+}
+
+/* Suspend @name without freezing its filesystem: its I/O now waits. */
+static int dm_suspend(int ctl, const char *name)
+{
+	return dm_call(ctl, DM_DEV_SUSPEND, name,
+		       DM_SUSPEND_FLAG | DM_SKIP_LOCKFS_FLAG | DM_NOFLUSH_FLAG,
+		       NULL, NULL, 0, NULL);
+}
+
+static int dm_resume(int ctl, const char *name)
+{
+	return dm_call(ctl, DM_DEV_SUSPEND, name, 0, NULL, NULL, 0, NULL);
+}
+
+/* ---- a disk whose I/O a test can hold ------------------------------------ */
+
+#define HOLD_DM		"revoke-hold"
+#define HOLD_NODE	"/tmp/revoke-hold"
+#define HOLD_SWAP	"/tmp/revoke-hold.swap"
+#define HOLD_CG		"/sys/fs/cgroup/revoke-hold"
+
+/*
+ * A device-mapper disk, linear over a loop device of an image, whose I/O
+ * waits while it is suspended.  An operation inside a filesystem's gate
+ * waits for nothing a user controls, user memory least of all; reading a
+ * block from this disk (ext4 on it, or tmpfs swapping to it) is how a test
+ * holds one there for as long as it likes.
+ */
+struct hold_disk {
+	int ctl;		/* /dev/mapper/control, or -1 */
+	int loop;
+	bool swap;		/* swapped on */
+};
+
+static int hold_disk_create(struct hold_disk *d, const char *image)
+{
+	struct stat st, ist;
+	char params[32];
+	dev_t dev;
+
+	d->swap = false;
+	d->ctl = open("/dev/mapper/control", O_RDWR);
+	d->loop = loop_attach(image);
+	if (d->ctl < 0 || d->loop < 0 || fstat(d->loop, &st) ||
+	    stat(image, &ist))
+		return -1;
+	snprintf(params, sizeof(params), "%u:%u 0", major(st.st_rdev),
+		 minor(st.st_rdev));
+	dm_call(d->ctl, DM_DEV_REMOVE, HOLD_DM, 0, NULL, NULL, 0, NULL);
+	unlink(HOLD_NODE);
+	if (dm_call(d->ctl, DM_DEV_CREATE, HOLD_DM, 0, NULL, NULL, 0, &dev) ||
+	    dm_call(d->ctl, DM_TABLE_LOAD, HOLD_DM, 0, "linear", params,
+		    ist.st_size / 512, NULL) ||
+	    dm_resume(d->ctl, HOLD_DM))
+		return -1;
+	return mknod(HOLD_NODE, S_IFBLK | 0600, dev);
+}
+
+static void hold_disk_remove(struct hold_disk *d)
+{
+	if (d->ctl < 0)
+		return;
+	dm_resume(d->ctl, HOLD_DM);
+	if (d->swap)
+		swapoff(HOLD_NODE);
+	dm_call(d->ctl, DM_DEV_REMOVE, HOLD_DM, 0, NULL, NULL, 0, NULL);
+	unlink(HOLD_NODE);
+	if (d->loop >= 0) {
+		ioctl(d->loop, LOOP_CLR_FD);
+		close(d->loop);
+	}
+	close(d->ctl);
+	d->ctl = -1;
+}
+
+/* For tmpfs: swap on a hold disk of 4 MiB, its image in /tmp. */
+static int hold_swap_create(struct hold_disk *d)
+{
+	/* The header mkswap writes: version 1, the last page, the magic. */
+	unsigned int info[3] = { 1, (4 << 20) / PAGE - 1, 0 };
+	int fd = open(HOLD_SWAP, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	bool ok;
+
+	ok = fd >= 0 && !ftruncate(fd, 4 << 20) &&
+	     pwrite(fd, info, sizeof(info), 1024) == sizeof(info) &&
+	     pwrite(fd, "SWAPSPACE2", 10, PAGE - 10) == 10;
+	close(fd);
+	if (!ok || hold_disk_create(d, HOLD_SWAP) || swapon(HOLD_NODE, 0))
+		return -1;
+	d->swap = true;
+	return 0;
+}
+
+/* Whether the page of @fd at @off is in memory, or -1. */
+static int page_resident(int fd, off_t off)
+{
+	unsigned char vec = 0;
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, off);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return -1;
+	ret = mincore(p, PAGE, &vec) ? -1 : vec & 1;
+	munmap(p, PAGE);
+	return ret;
+}
+
+/*
+ * Give the file of @fd a page at @off (page-aligned, a hole so far) that
+ * is on @d's disk and not in memory: for ext4, written back and dropped;
+ * for tmpfs, written by a task of a memory cgroup of its own, then
+ * reclaimed from that cgroup into swap (the first pass writes it out, a
+ * later one frees it).
+ */
+static int hold_evict(struct hold_disk *d, int fd, off_t off)
+{
+	char page[PAGE];
+	pid_t pid;
+	int i;
+
+	memset(page, 'h', sizeof(page));
+	if (!d->swap) {
+		if (pwrite(fd, page, PAGE, off) != PAGE || fsync(fd) ||
+		    posix_fadvise(fd, off, PAGE, POSIX_FADV_DONTNEED))
+			return -1;
+		return page_resident(fd, off) ? -1 : 0;
+	}
+	if (access("/sys/fs/cgroup/cgroup.procs", F_OK) &&
+	    mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		return -1;
+	write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	mkdir(HOLD_CG, 0755);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char me[16];
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		_exit(write_str(HOLD_CG "/cgroup.procs", me) ||
+		      pwrite(fd, page, PAGE, off) != PAGE);
+	}
+	if (reap_within(pid, 5000))
+		return -1;
+	for (i = 0; i < 200 && page_resident(fd, off); i++) {
+		write_str(HOLD_CG "/memory.reclaim", "1M");
+		usleep(10000);
+	}
+	return page_resident(fd, off) ? -1 : 0;
+}
+
+/*
+ * A child writes a byte into the page of @fd at @off, which hold_evict()
+ * put on @d's disk, now suspended: the write reads the page in first,
+ * inside the filesystem's gate, and waits there until hold_finish().
+ * Returns the child once it waits, or -1.
+ */
+static pid_t hold_start(struct hold_disk *d, int fd, off_t off)
+{
+	pid_t pid;
+
+	if (hold_evict(d, fd, off) || dm_suspend(d->ctl, HOLD_DM))
+		return -1;
+	pid = fork();
+	if (pid == 0)
+		_exit(pwrite(fd, "w", 1, off + 1) == 1 ? 0 : 31);
+	if (pid > 0 && wait_state(pid, 'D', 5000))
+		return pid;
+	dm_resume(d->ctl, HOLD_DM);
+	return -1;
+}
+
+/* Let the held write go on; its exit status (0: it wrote its byte). */
+static int hold_finish(struct hold_disk *d, pid_t pid)
+{
+	if (dm_resume(d->ctl, HOLD_DM))
+		return -1;
+	return reap_within(pid, 10000);
+}
+
 FIXTURE(files) {
 	char dir[64];		/* the mounted filesystem */
 	char path[128];		/* this test's file in it */
-	int loop;		/* ext4: the loop device, or -1 */
+	struct hold_disk disk;	/* ext4's disk, tmpfs's swap, if any */
 };
 
 FIXTURE_VARIANT(files) {
@@ -62,22 +272,17 @@ FIXTURE_VARIANT_ADD(files, ext4) {
 
 FIXTURE_SETUP(files)
 {
-	char dev[32];
 	int fd;
 
-	self->loop = -1;
+	self->disk.ctl = -1;
 	snprintf(self->dir, sizeof(self->dir), "/mnt/%s",
 		 variant->ext4 ? "ext4" : "tmpfs");
 	mkdir(self->dir, 0755);
 	if (variant->ext4) {
-		struct stat st;
-
-		self->loop = loop_attach(EXT4_IMAGE);
-		ASSERT_GE(self->loop, 0);
-		ASSERT_EQ(fstat(self->loop, &st), 0);
-		snprintf(dev, sizeof(dev), "/dev/loop%u", minor(st.st_rdev));
+		ASSERT_EQ(hold_disk_create(&self->disk, EXT4_IMAGE), 0);
 		/* No periodic commit or writeback behind the test's back. */
-		ASSERT_EQ(mount(dev, self->dir, "ext4", 0, "commit=600"), 0);
+		ASSERT_EQ(mount(HOLD_NODE, self->dir, "ext4", 0, "commit=600"),
+			  0);
 	} else {
 		ASSERT_EQ(mount("tmpfs", self->dir, "tmpfs", 0, NULL), 0);
 	}
@@ -94,10 +299,15 @@ FIXTURE_SETUP(files)
 FIXTURE_TEARDOWN(files)
 {
 	umount2(self->dir, MNT_DETACH);
-	if (self->loop >= 0) {
-		ioctl(self->loop, LOOP_CLR_FD);
-		close(self->loop);
-	}
+	hold_disk_remove(&self->disk);
+}
+
+/* A write held in the gate of the test's filesystem, in page 2 of @fd. */
+static pid_t files_hold_start(struct hold_disk *d, bool ext4, int fd)
+{
+	if (!ext4 && d->ctl < 0 && hold_swap_create(d))
+		return -1;
+	return hold_start(d, fd, 2 * PAGE);
 }
 
 #ifndef __NR_cachestat
@@ -532,16 +742,16 @@ TEST_F(files, completed_writes_durable)
 TEST_F(files, sync_write_in_flight_lands)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	struct stuck s;
+	pid_t revoker, held;
 	char c = 'x';
-	pid_t revoker;
-	int i;
+	int i, fd;
 
-	s.fd = open(self->path, O_RDWR | O_SYNC);
-	ASSERT_GE(s.fd, 0);
+	fd = open(self->path, O_RDWR | O_SYNC);
+	ASSERT_GE(fd, 0);
 	pfd.fd = open(self->path, O_RDONLY);
 	ASSERT_GE(pfd.fd, 0);
-	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+	held = files_hold_start(&self->disk, variant->ext4, fd);
+	ASSERT_GT(held, 0);
 	revoker = fork();
 	ASSERT_GE(revoker, 0);
 	if (revoker == 0)
@@ -555,14 +765,18 @@ TEST_F(files, sync_write_in_flight_lands)
 	}
 	ASSERT_LT(i, 500) TH_LOG("the revoke did not start");
 	/* It waits for the write, which completes and reports its byte. */
-	EXPECT_EQ(stuck_finish(&s), 0) TH_LOG("the landed write failed");
+	EXPECT_EQ(reap_within(revoker, 500), -2)
+		TH_LOG("revokeat() returned with a write of the file in flight");
+	EXPECT_EQ(hold_finish(&self->disk, held), 0)
+		TH_LOG("the landed write failed");
 	EXPECT_EQ(reap_within(revoker, 10000), 0);
 	ASSERT_EQ(pread(pfd.fd, &c, 1, 0), -1);
 	close(pfd.fd);
+	close(fd);
 	pfd.fd = open(self->path, O_RDONLY);
 	ASSERT_GE(pfd.fd, 0);
-	EXPECT_EQ(pread(pfd.fd, &c, 1, 0), 1);
-	EXPECT_EQ(c, 0) TH_LOG("the write did not land");
+	EXPECT_EQ(pread(pfd.fd, &c, 1, 2 * PAGE + 1), 1);
+	EXPECT_EQ(c, 'w') TH_LOG("the write did not land");
 	close(pfd.fd);
 }
 
@@ -824,25 +1038,25 @@ static pid_t spawn_revokeat(const char *path, int fd)
 
 /*
  * A revoke of another file of the filesystem, stopped by a signal while
- * it waited for a write of this file (its buffer a page nobody answers),
- * leaves that write behind in the gate; a later revoke of this file still
- * waits for it: nothing lands after revokeat() returned.
+ * it waited for a write of this file (held in the gate, reading its page
+ * from a suspended disk), leaves that write behind in the gate; a later
+ * revoke of this file still waits for it: nothing lands after revokeat()
+ * returned.
  */
 TEST_F(files, interrupted_revoke_leaves_nothing_behind)
 {
-	char other[160];
-	struct stuck s;
-	struct stat st;
-	pid_t first, second;
+	pid_t first, second, held;
+	char other[160], c = 0;
 	int fd;
 
 	other_path(other, sizeof(other), self->path);
 	fd = open(other, O_RDWR | O_CREAT, 0644);
 	ASSERT_GE(fd, 0);
 	close(fd);
-	s.fd = open(self->path, O_RDWR | O_APPEND);
-	ASSERT_GE(s.fd, 0);
-	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	held = files_hold_start(&self->disk, variant->ext4, fd);
+	ASSERT_GT(held, 0);
 
 	first = spawn_revokeat(other, -1);
 	ASSERT_GT(first, 0);
@@ -854,11 +1068,15 @@ TEST_F(files, interrupted_revoke_leaves_nothing_behind)
 	ASSERT_GT(second, 0);
 	EXPECT_EQ(reap_within(second, 500), -2)
 		TH_LOG("revokeat() returned with a write of the file in flight");
-	EXPECT_EQ(stuck_finish(&s), 0);
+	EXPECT_EQ(hold_finish(&self->disk, held), 0);
 	EXPECT_EQ(reap_within(second, 10000), 0);
 	/* The write landed, before the revoke returned. */
-	ASSERT_EQ(stat(self->path, &st), 0);
-	EXPECT_EQ(st.st_size, 4 * PAGE + 1);
+	close(fd);
+	fd = open(self->path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(pread(fd, &c, 1, 2 * PAGE + 1), 1);
+	EXPECT_EQ(c, 'w');
+	close(fd);
 	unlink(other);
 }
 
@@ -871,16 +1089,16 @@ TEST_F(files, close_during_revoke_drops_its_lock)
 	struct flock fl = {
 		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1,
 	};
+	pid_t rev, next, held;
 	char other[160];
-	struct stuck s;
-	pid_t rev, next;
-	int fd;
+	int fd, ofd;
 
 	other_path(other, sizeof(other), self->path);
-	s.fd = open(other, O_RDWR | O_CREAT, 0644);
-	ASSERT_GE(s.fd, 0);
+	ofd = open(other, O_RDWR | O_CREAT, 0644);
+	ASSERT_GE(ofd, 0);
 	/* A write of the other file holds the filesystem's revokes. */
-	ASSERT_EQ(stuck_start(&s, s.fd, STUCK_WRITE), 0);
+	held = files_hold_start(&self->disk, variant->ext4, ofd);
+	ASSERT_GT(held, 0);
 	/* Opened after that child: our close is the last one. */
 	fd = open(self->path, O_RDWR);
 	ASSERT_GE(fd, 0);
@@ -890,8 +1108,9 @@ TEST_F(files, close_during_revoke_drops_its_lock)
 	EXPECT_TRUE(wait_state(rev, 'D', 5000));
 	/* Revoked by now (the generation moved first): close it. */
 	close(fd);
-	EXPECT_EQ(stuck_finish(&s), 0);
+	EXPECT_EQ(hold_finish(&self->disk, held), 0);
 	EXPECT_EQ(reap_within(rev, 10000), 0);
+	close(ofd);
 
 	/* The next opener locks at once. */
 	next = fork();
@@ -1277,26 +1496,30 @@ TEST(memfd_next_owner_seals)
 }
 
 /*
- * While a revoke waits for a write in flight (of another memfd: the gate
- * is the internal tmpfs's), the old holder's mapping is not zapped yet:
+ * While a revoke waits for a write in flight (of another memfd, held
+ * reading its page from swap: the gate is the internal tmpfs's), the old
+ * holder's mapping is not zapped yet:
  * its writes still land, so the next owner cannot seal until the revoke
  * is done.  The seal used to succeed there, with the old holder still
  * writing through its mapping.
  */
 TEST(memfd_seal_waits_for_the_zap)
 {
+	struct hold_disk swap = { .ctl = -1 };
 	unsigned int *map, v = 0;
-	struct stuck st;
+	int fd, fd2, other, i;
+	pid_t revoker, held;
 	char path[64];
-	int fd, fd2, i;
-	pid_t revoker;
 
 	map = memfd_mapped("revoke-seal3", &fd);
 	ASSERT_NE(map, MAP_FAILED);
 	EXPECT_FALSE(write_sigbus(map, 1));
-	st.fd = memfd_create("revoke-seal3-other", 0);
-	ASSERT_GE(st.fd, 0);
-	ASSERT_EQ(stuck_start(&st, st.fd, STUCK_WRITE), 0);
+	other = memfd_create("revoke-seal3-other", 0);
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(ftruncate(other, 4 * PAGE), 0);
+	ASSERT_EQ(hold_swap_create(&swap), 0);
+	held = hold_start(&swap, other, 2 * PAGE);
+	ASSERT_GT(held, 0);
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
 	revoker = spawn_revokeat(path, -1);
@@ -1310,13 +1533,15 @@ TEST(memfd_seal_waits_for_the_zap)
 	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), -1);
 	EXPECT_EQ(errno, EBUSY);
 
-	EXPECT_EQ(stuck_finish(&st), 0);
+	EXPECT_EQ(hold_finish(&swap, held), 0);
 	EXPECT_EQ(reap_within(revoker, 10000), 0);
 	EXPECT_TRUE(write_sigbus(map, 2));
 	EXPECT_EQ(fcntl(fd2, F_ADD_SEALS, F_SEAL_WRITE), 0);
 	munmap(map, 4 * PAGE);
 	close(fd2);
 	close(fd);
+	close(other);
+	hold_disk_remove(&swap);
 }
 
 /*
@@ -1551,49 +1776,6 @@ static pid_t spawn_user_open(const char *path, int flags, int res)
 	else
 		c = errno == EBADF ? 'R' : 'e';
 	_exit(write(res, &c, 1) == 1 ? 0 : 51);
-}
-
-/* One device-mapper ioctl on @ctl for the device @name; 0 or -1. */
-static int dm_call(int ctl, unsigned long cmd, const char *name,
-		   unsigned int flags, const char *target, const char *params,
-		   unsigned long long sectors, dev_t *dev)
-{
-	struct {
-		struct dm_ioctl io;
-		struct dm_target_spec spec;
-		char params[64];
-	} req = {};
-	int ret;
-
-	req.io.version[0] = DM_VERSION_MAJOR;
-	req.io.data_size = sizeof(req);
-	req.io.data_start = sizeof(req.io);
-	req.io.flags = flags;
-	snprintf(req.io.name, sizeof(req.io.name), "%s", name);
-	if (target) {
-		req.io.target_count = 1;
-		req.spec.length = sectors;
-		snprintf(req.spec.target_type, sizeof(req.spec.target_type),
-			 "%s", target);
-		snprintf(req.params, sizeof(req.params), "%s", params);
-	}
-	ret = ioctl(ctl, cmd, &req);
-	if (!ret && dev)
-		*dev = req.io.dev;
-	return ret;
-}
-
-/* Suspend @name without freezing its filesystem: its I/O now waits. */
-static int dm_suspend(int ctl, const char *name)
-{
-	return dm_call(ctl, DM_DEV_SUSPEND, name,
-		       DM_SUSPEND_FLAG | DM_SKIP_LOCKFS_FLAG | DM_NOFLUSH_FLAG,
-		       NULL, NULL, 0, NULL);
-}
-
-static int dm_resume(int ctl, const char *name)
-{
-	return dm_call(ctl, DM_DEV_SUSPEND, name, 0, NULL, NULL, 0, NULL);
 }
 
 /*
