@@ -44,9 +44,10 @@
  *     so that the next owner of a memfd can add F_SEAL_WRITE once step 4
  *     zapped them;
  *  2. drain: the filesystem runs its data methods (read, write, splice,
- *     fallocate, ioctl, page_mkwrite, DAX and userfaultfd page insertion;
- *     the VFS ftruncate and O_TRUNC) in the file_revoke_gate,
- *     a per-CPU count per superblock in two slots.  Flip the slot,
+ *     fallocate, the ioctls that move data, page_mkwrite, DAX and
+ *     userfaultfd page insertion; the VFS ftruncate and O_TRUNC) in the
+ *     file_revoke_gate, a per-CPU count per superblock in two slots, and
+ *     never touches user memory there (see below).  Flip the slot,
  *     synchronize_rcu(), and wait for the old slot to empty: a write that
  *     started before the call has landed, none lands after it.  Direct I/O
  *     still in flight is waited for with inode_dio_wait();
@@ -76,12 +77,19 @@
  * The gate is per superblock, not per inode: a per-CPU counter per inode
  * would cost more memory than the inode.  A revoke therefore also waits for
  * operations on other files of the same filesystem that started before
- * it, but never for one that starts after (the flipped slot).  An
- * operation that never ends holds the revokes of its filesystem until they
- * are killed: one blocked in a fault on a userfaultfd or FUSE mapping
- * whose handler is the task calling revokeat(2) on the same filesystem is
- * such a deadlock (lockdep reports the ones it can see: the gate is a
- * lock_map read by every operation and synced by the revoke).  Its hot
+ * it, but never for one that starts after (the flipped slot).  What it
+ * waits for must end without anybody's help: read and write run their
+ * copies with page faults disabled (file_revoke_rw_iter()), fault the
+ * user's buffer in outside the gate and go on in it, where a revoke that
+ * came meanwhile stops them; ioctls copy their arguments outside it.  A
+ * buffer in a FUSE file whose server does not answer, or in a page a
+ * userfaultfd handler never provides (any user can make either), stalls
+ * its own read or write but no revoke: that held every revoke of the
+ * filesystem, and the revoker's own handler deadlocked it.  An operation
+ * in the gate waits only for the filesystem's locks and I/O.  lockdep
+ * sees the gate as a lock_map read by every operation and synced by the
+ * revoke, and reports a revoke waiting for an operation that waits for
+ * it.  Its hot
  * path is lighter than the chardev gate's: no proxy, and on the way in
  * preempt_disable(), two loads and a compare, this_cpu_inc(), on the way
  * out one this_cpu_dec() (the revoke polls the old slot instead of being
@@ -104,9 +112,11 @@
 #include <linux/sched/mm.h>
 #include <linux/security.h>
 #include <linux/shmem_fs.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/syscalls.h>
+#include <linux/uio.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 static struct lock_class_key revoke_sb_key;
@@ -157,6 +167,103 @@ void revoke_sb_free(struct super_block *sb)
 	sb->s_revoke = NULL;
 }
 
+/**
+ * file_revoke_rw_retry - the rest of a read or write whose buffer faulted
+ * @iocb: the request
+ * @iter: its buffer, as @rw left it
+ * @rw: what file_revoke_rw_iter() ran
+ * @ret: what it returned
+ * @state: @iter before it ran
+ *
+ * The slow path of file_revoke_rw_iter(): fault the buffer in outside the
+ * gate, as gfs2 does outside its glock, and run @rw again for the rest.
+ * The window is a megabyte at first, a page once a window brought no
+ * progress; direct I/O, which keeps nothing of a try that faulted, gets
+ * the whole buffer.  A read that stopped at the end of the file is done.
+ * A buffer that faults in but still cannot be copied or pinned (a VM_PFNMAP
+ * mapping under direct I/O) ends the call after a few tries with -EFAULT,
+ * as it did before.
+ *
+ * Context: Process context, holding no lock of the file.
+ * Return: what was read or written in all, or the error of the first try
+ * that did nothing: -EFAULT for a buffer that cannot be faulted in, -EBADF
+ * if the file was revoked, -EAGAIN for IOCB_NOWAIT, -EINTR on a fatal
+ * signal.
+ */
+ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
+			     ssize_t (*rw)(struct kiocb *, struct iov_iter *),
+			     ssize_t ret, struct iov_iter_state *state)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	bool write = iov_iter_rw(iter) == WRITE;
+	struct iov_iter_state again;
+	size_t done = 0, prev = 0;
+	unsigned int stuck = 0;
+
+	for (;;) {
+		struct file_revoke_gate gate;
+		size_t count, window;
+
+		if (ret < 0 && ret != -EFAULT)
+			break;
+		if (ret > 0) {
+			done += ret;
+		} else {
+			/* Direct I/O may have moved it before failing. */
+			iov_iter_restore(iter, state);
+			if (!ret)
+				break;
+		}
+		count = iov_iter_count(iter);
+		if (!count || (!write && iocb->ki_pos >= i_size_read(inode)))
+			break;
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (count != prev) {
+			stuck = 0;
+		} else if (++stuck == 8) {
+			ret = -EFAULT;
+			break;
+		}
+		if (iocb->ki_flags & IOCB_DIRECT)
+			window = count;
+		else
+			window = min_t(size_t, count, stuck ? PAGE_SIZE : SZ_1M);
+		prev = count;
+		if (write)
+			window -= fault_in_iov_iter_readable(iter, window);
+		else
+			window -= fault_in_iov_iter_writeable(iter, window);
+		if (!window) {
+			ret = -EFAULT;
+			break;
+		}
+		cond_resched();
+
+		gate = file_revoke_enter(iocb->ki_filp);
+		if (file_revoke_gate_closed(&gate)) {
+			ret = -EBADF;
+			break;
+		}
+		iov_iter_save_state(iter, &again);
+		state = &again;
+		pagefault_disable();
+		iter->nofault = true;
+		ret = rw(iocb, iter);
+		iter->nofault = false;
+		pagefault_enable();
+		file_revoke_exit(gate);
+	}
+	return done ? done : ret;
+}
+EXPORT_SYMBOL_GPL(file_revoke_rw_retry);
+
 /* Operations counted in @slot; exact once no new one can count there. */
 static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)
 {
@@ -200,7 +307,7 @@ static bool revoke_bump_gen(struct inode *inode)
 /*
  * Steps 1 and 2: from now on the files of @inode opened before fail, and
  * none of their operations is still running.  Returns -EINTR if a fatal
- * signal stopped the wait (an operation stuck in a userfaultfd fault, say):
+ * signal stopped the wait (an operation waiting for a stalled disk, say):
  * if *@revoked, the files are revoked, but one may still be running;
  * otherwise nothing was done.  *@held: see revoke_bump_gen().
  */

@@ -15,7 +15,10 @@
 #include <linux/file.h>
 #include <linux/filelock.h>
 #include <linux/kthread.h>
+#include <linux/mman.h>
 #include <linux/shmem_fs.h>
+#include <linux/sizes.h>
+#include <linux/uio.h>
 
 static struct file *rf_file(struct kunit *test)
 {
@@ -273,6 +276,143 @@ static void revoke_files_security(struct kunit *test)
 	fput(file);
 }
 
+/* ---- file_revoke_rw_iter() with a scripted ->read_iter() -------------- */
+
+struct rf_script {
+	struct kunit *test;
+	struct revoke_sb *rs;
+	unsigned int calls;
+	unsigned int revoke_at;	/* on this call, revoke after copying */
+	bool always_efault;	/* nothing can ever be copied */
+	size_t step;		/* what one call copies */
+};
+
+static struct rf_script *rf_script;
+
+/*
+ * A read that copies @step bytes at most, as a filesystem would with page
+ * faults disabled: it checks that it runs in the gate, with faults off.
+ */
+static ssize_t rf_script_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct rf_script *s = rf_script;
+	size_t n = min(iov_iter_count(to), s->step);
+	bool user = user_backed_iter(to);
+
+	s->calls++;
+	KUNIT_EXPECT_EQ(s->test, !!pagefault_disabled(), user);
+	KUNIT_EXPECT_EQ(s->test, to->nofault, user);
+	KUNIT_EXPECT_GE(s->test, revoke_sb_active(s->rs, 0) +
+			revoke_sb_active(s->rs, 1), 1UL);
+	if (s->always_efault || s->calls > 64)
+		return -EFAULT;
+	/* With faults off, this copies what is mapped, and no more. */
+	n = iov_iter_zero(n, to);
+	if (!n)
+		return -EFAULT;
+	iocb->ki_pos += n;
+	if (s->calls == s->revoke_at) {
+		struct inode *inode = file_inode(iocb->ki_filp);
+
+		/* As a revoke that came between two tries would. */
+		WRITE_ONCE(inode->i_revoke_gen, inode->i_revoke_gen + 1);
+	}
+	return n;
+}
+
+static ssize_t rf_script_run(struct kunit *test, struct file *file,
+			     unsigned long addr, size_t len, int flags,
+			     struct rf_script *s)
+{
+	struct kiocb iocb;
+	struct iov_iter iter;
+
+	s->test = test;
+	s->rs = file_inode(file)->i_sb->s_revoke;
+	rf_script = s;
+	init_sync_kiocb(&iocb, file);
+	iocb.ki_flags |= flags;
+	iov_iter_ubuf(&iter, ITER_DEST, (void __user *)addr, len);
+	return file_revoke_rw_iter(&iocb, &iter, rf_script_read);
+}
+
+/*
+ * The user's buffer is faulted in outside the gate and the read goes on
+ * there, until the end of the buffer; a revoke between two tries ends it
+ * with what was done; IOCB_NOWAIT does not fault; a buffer that faults in
+ * but can never be copied ends with -EFAULT after a few tries instead of
+ * looping (a VM_PFNMAP buffer under direct I/O); kernel buffers run once,
+ * with faults on.
+ */
+static void revoke_files_rw_faults_outside_gate(struct kunit *test)
+{
+	struct file *file = shmem_file_setup("revoke_kunit", SZ_1M, 0);
+	struct rf_script s;
+	unsigned long addr;
+	struct iov_iter iter;
+	struct kiocb iocb;
+	struct kvec kv;
+	char buf[8];
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	addr = kunit_vm_mmap(test, NULL, 0, 4 * PAGE_SIZE,
+			     PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
+
+	/* Four pages, never touched: one fault-in each, in one window. */
+	s = (struct rf_script){ .step = PAGE_SIZE };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
+					    0, &s), 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s.calls, 5U);
+
+	/* Mapped now: one call. */
+	s = (struct rf_script){ .step = 4 * PAGE_SIZE };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
+					    0, &s), 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+
+	/* Revoked after the first page: that page is what the call did. */
+	s = (struct rf_script){ .step = PAGE_SIZE, .revoke_at = 1 };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
+					    0, &s), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, PAGE_SIZE, 0,
+					    &s), -EBADF);
+	fput(file);
+
+	file = shmem_file_setup("revoke_kunit", SZ_1M, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	/* Copied nothing, and may not wait for a fault: -EAGAIN at once. */
+	s = (struct rf_script){ .always_efault = true };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, PAGE_SIZE,
+					    IOCB_NOWAIT, &s), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+	/* Faults in, never copies: bounded, -EFAULT. */
+	s = (struct rf_script){ .always_efault = true };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, PAGE_SIZE, 0,
+					    &s), -EFAULT);
+	KUNIT_EXPECT_LE(test, s.calls, 9U);
+	/* Nothing mapped there: -EFAULT after one try. */
+	s = (struct rf_script){ .step = PAGE_SIZE };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, TASK_SIZE - PAGE_SIZE,
+					    PAGE_SIZE, 0, &s), -EFAULT);
+	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+
+	/* A kernel buffer: one call, faults on. */
+	s = (struct rf_script){ .step = sizeof(buf), .test = test,
+				.rs = file_inode(file)->i_sb->s_revoke };
+	rf_script = &s;
+	kv.iov_base = buf;
+	kv.iov_len = sizeof(buf);
+	init_sync_kiocb(&iocb, file);
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, file_revoke_rw_iter(&iocb, &iter, rf_script_read),
+			(ssize_t)sizeof(buf));
+	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+	fput(file);
+}
+
 static struct kunit_case revoke_files_cases[] = {
 	KUNIT_CASE(revoke_files_generations),
 	KUNIT_CASE(revoke_files_open_sample),
@@ -281,6 +421,7 @@ static struct kunit_case revoke_files_cases[] = {
 	KUNIT_CASE(revoke_files_locks),
 	KUNIT_CASE(revoke_files_not_revocable),
 	KUNIT_CASE(revoke_files_security),
+	KUNIT_CASE(revoke_files_rw_faults_outside_gate),
 	{}
 };
 

@@ -21,6 +21,8 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 
 struct cdev;
@@ -422,6 +424,67 @@ static inline bool file_revoke_gate_closed(const struct file_revoke_gate *gate)
 {
 	return gate->closed;
 }
+
+#ifdef CONFIG_REVOKE
+ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
+			     ssize_t (*rw)(struct kiocb *, struct iov_iter *),
+			     ssize_t ret, struct iov_iter_state *state);
+
+/**
+ * file_revoke_rw_iter - run a read or write of a regular file in its gate
+ * @iocb: the request
+ * @iter: its buffer
+ * @rw: the filesystem's ->read_iter() or ->write_iter(), without the gate
+ *
+ * Runs @rw in the gate of @iocb's file with page faults disabled, so that
+ * no fault on a user buffer happens inside the gate: one may wait for
+ * anything (a FUSE server or userfaultfd handler that never answers, the
+ * revoker itself), and every revoke of the filesystem would wait with it.
+ * What @rw could not copy is faulted in outside the gate and @rw runs
+ * again for the rest, in the gate again: a revoke that came in between
+ * ends the request there, as one that came before it would.
+ *
+ * Context: Process context, as ->read_iter() and ->write_iter(); @rw must
+ * cope with faults disabled (give a short count or -EFAULT), as
+ * filemap_read(), generic_perform_write() and iomap direct I/O do.
+ * Return: what @rw did for the whole buffer; -EBADF if the file was
+ * revoked before any of it was done.
+ */
+static __always_inline ssize_t
+file_revoke_rw_iter(struct kiocb *iocb, struct iov_iter *iter,
+		    ssize_t (*rw)(struct kiocb *, struct iov_iter *))
+{
+	struct file_revoke_gate gate = file_revoke_enter(iocb->ki_filp);
+	struct iov_iter_state state;
+	ssize_t ret;
+
+	if (file_revoke_gate_closed(&gate))
+		return -EBADF;
+	/* Kernel buffers (splice, io_uring fixed buffers) do not fault. */
+	if (!gate.count || !user_backed_iter(iter)) {
+		ret = rw(iocb, iter);
+		file_revoke_exit(gate);
+		return ret;
+	}
+	iov_iter_save_state(iter, &state);
+	pagefault_disable();
+	iter->nofault = true;
+	ret = rw(iocb, iter);
+	iter->nofault = false;
+	pagefault_enable();
+	file_revoke_exit(gate);
+	if (likely(ret < 0 ? ret != -EFAULT : !iov_iter_count(iter)))
+		return ret;
+	return file_revoke_rw_retry(iocb, iter, rw, ret, &state);
+}
+#else
+static __always_inline ssize_t
+file_revoke_rw_iter(struct kiocb *iocb, struct iov_iter *iter,
+		    ssize_t (*rw)(struct kiocb *, struct iov_iter *))
+{
+	return rw(iocb, iter);
+}
+#endif
 
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
 struct kunit;

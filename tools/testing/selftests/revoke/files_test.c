@@ -12,6 +12,7 @@
 #include <linux/dm-ioctl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/fuse.h>
 #include <linux/io_uring.h>
 #include <linux/loop.h>
 #include <linux/udmabuf.h>
@@ -1034,6 +1035,393 @@ static pid_t spawn_revokeat(const char *path, int fd)
 		_exit(sys_revokeat(AT_FDCWD, path, 0) ? errno : 0);
 	}
 	return pid;
+}
+
+/*
+ * Reads and writes fault on their buffers outside the gate, then go on
+ * where they stopped (file_revoke_rw_retry()): each returns what read(2)
+ * and write(2) always returned.  Buffers here are pages not yet faulted
+ * in, more of them than the retry's first window (a megabyte); a page
+ * that cannot be faulted in ends the call with what was done before it.
+ */
+TEST_F(files, reads_and_writes_fault_outside_the_gate)
+{
+	const size_t len = 3 * 1024 * 1024 + 123, map_len = 4 << 20;
+	struct io_uring_sqe sqe = {};
+	char src_path[] = "/tmp/revoke-pattern";
+	unsigned char *src, *dst;
+	struct uring u;
+	size_t i;
+	int fd, sfd, dfd;
+
+	/* The source: a file of another filesystem, mapped, never touched. */
+	sfd = open(src_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(sfd, 0);
+	dst = malloc(map_len);
+	ASSERT_NE(dst, NULL);
+	for (i = 0; i < map_len; i++)
+		dst[i] = i * 7 + i / 4099;
+	ASSERT_EQ(write(sfd, dst, map_len), map_len);
+	free(dst);
+	src = mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, sfd, 0);
+	ASSERT_NE(src, MAP_FAILED);
+
+	fd = open(self->path, O_RDWR | O_TRUNC);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(pwrite(fd, src, len, 0), len);
+
+	/* Into fresh anonymous memory: all of it, and no more than there is. */
+	dst = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(dst, MAP_FAILED);
+	EXPECT_EQ(pread(fd, dst, map_len, 0), len);
+	EXPECT_EQ(memcmp(dst, src, len), 0);
+	munmap(dst, map_len);
+
+	/* io_uring tries without waiting first (IOCB_NOWAIT), then waits. */
+	dst = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(dst, MAP_FAILED);
+	ASSERT_EQ(uring_open(&u), 0);
+	sqe.opcode = IORING_OP_READ;
+	sqe.fd = fd;
+	sqe.addr = (unsigned long)dst;
+	sqe.len = len;
+	EXPECT_EQ(uring_run(&u, &sqe), len);
+	EXPECT_EQ(memcmp(dst, src, len), 0);
+	uring_close(&u);
+	munmap(dst, map_len);
+
+	/* Direct I/O pins the buffer's pages: the same without faults. */
+	dfd = open(self->path, O_RDWR | O_DIRECT);
+	if (dfd >= 0) {
+		dst = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(dst, MAP_FAILED);
+		EXPECT_EQ(pread(dfd, dst, 2 << 20, 0), 2 << 20);
+		EXPECT_EQ(memcmp(dst, src, 2 << 20), 0);
+		EXPECT_EQ(pwrite(dfd, src + (1 << 20), 2 << 20, 0), 2 << 20);
+		EXPECT_EQ(pread(fd, dst, 2 << 20, 0), 2 << 20);
+		EXPECT_EQ(memcmp(dst, src + (1 << 20), 2 << 20), 0);
+		munmap(dst, map_len);
+		close(dfd);
+	} else {
+		/* Only tmpfs may refuse it. */
+		EXPECT_FALSE(variant->ext4);
+		EXPECT_EQ(errno, EINVAL);
+	}
+
+	/* A page that cannot be had ends the call, after what was done. */
+	dst = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(dst, MAP_FAILED);
+	ASSERT_EQ(mprotect(dst + 2 * PAGE, PAGE, PROT_NONE), 0);
+	EXPECT_EQ(pread(fd, dst, 4 * PAGE, 0), 2 * PAGE);
+	EXPECT_EQ(pwrite(fd, dst + PAGE, 4 * PAGE, 0), PAGE);
+	EXPECT_EQ(pread(fd, dst + 2 * PAGE, PAGE, 0), -1);
+	EXPECT_EQ(errno, EFAULT);
+	EXPECT_EQ(pwrite(fd, dst + 2 * PAGE, PAGE, 0), -1);
+	EXPECT_EQ(errno, EFAULT);
+	munmap(dst, 4 * PAGE);
+	munmap(src, map_len);
+	close(sfd);
+	unlink(src_path);
+	close(fd);
+}
+
+/* ---- a FUSE server that answers reads only when told -------------------- */
+
+#define FUSE_DIR	"/mnt/fuse-stall"
+#define FUSE_INO	2
+
+struct fuse_stall {
+	pid_t pid;		/* the server */
+	int ctl;		/* 'r': answer the reads held, now and later */
+	int held;		/* a byte per read request it holds */
+};
+
+static void fuse_attr_of(struct fuse_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0644;
+	a->nlink = 1;
+	a->size = ino == FUSE_ROOT_ID ? 0 : PAGE;
+	a->blocks = 8;
+	a->blksize = PAGE;
+}
+
+static void fuse_reply(int dev, uint64_t unique, int error, const void *arg,
+		       size_t len)
+{
+	struct fuse_out_header out = {
+		.len = sizeof(out) + len, .error = error, .unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ &out, sizeof(out) }, { (void *)arg, len },
+	};
+
+	writev(dev, iov, len ? 2 : 1);
+}
+
+/* Answer a held read with a page of 'f'. */
+static void fuse_answer_read(int dev, uint64_t unique)
+{
+	char page[PAGE];
+
+	memset(page, 'f', sizeof(page));
+	fuse_reply(dev, unique, 0, page, sizeof(page));
+}
+
+/* The server: one file, "f", a page long; reads wait for 'r' on @ctl. */
+static void fuse_serve(int dev, int ctl, int held)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + 128 * 1024];
+	uint64_t waiting[64];
+	int nwaiting = 0;
+	bool answer = false;
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = dev, .events = POLLIN },
+			{ .fd = ctl, .events = POLLIN },
+		};
+		struct fuse_in_header *in = (void *)buf;
+		void *arg = buf + sizeof(*in);
+		ssize_t n;
+		char c;
+
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents) {
+			if (read(ctl, &c, 1) != 1)
+				_exit(0);
+			answer = true;
+			while (nwaiting)
+				fuse_answer_read(dev, waiting[--nwaiting]);
+		}
+		if (!pfd[0].revents)
+			continue;
+		n = read(dev, buf, sizeof(buf));
+		if (n < 0 && errno == ENODEV)
+			_exit(0);
+		if (n < (ssize_t)sizeof(*in))
+			continue;
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_out out = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = PAGE,
+				.max_write = PAGE,
+				.max_pages = 1,
+			};
+
+			fuse_reply(dev, in->unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out out = { .nodeid = FUSE_INO };
+
+			if (strcmp(arg, "f")) {
+				fuse_reply(dev, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fuse_attr_of(&out.attr, FUSE_INO);
+			fuse_reply(dev, in->unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out out = {};
+
+			fuse_attr_of(&out.attr, in->nodeid);
+			fuse_reply(dev, in->unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_OPEN: {
+			struct fuse_open_out out = {};
+
+			fuse_reply(dev, in->unique, 0, &out, sizeof(out));
+			break;
+		}
+		case FUSE_READ:
+			if (answer || nwaiting == 64) {
+				fuse_answer_read(dev, in->unique);
+				break;
+			}
+			waiting[nwaiting++] = in->unique;
+			c = 'r';
+			write(held, &c, 1);
+			break;
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_ACCESS:
+			fuse_reply(dev, in->unique, 0, NULL, 0);
+			break;
+		case FUSE_GETXATTR:
+		case FUSE_LISTXATTR:
+			fuse_reply(dev, in->unique, -EOPNOTSUPP, NULL, 0);
+			break;
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;
+		default:
+			/* Not one the test makes the kernel send. */
+			fuse_reply(dev, in->unique, -EIO, NULL, 0);
+		}
+	}
+}
+
+/* Mount the server at FUSE_DIR. */
+static int fuse_stall_start(struct fuse_stall *fs)
+{
+	int ctl[2], held[2], dev;
+	char opts[128];
+
+	dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -1;
+	mkdir(FUSE_DIR, 0755);
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", dev);
+	if (mount("revoke-stall", FUSE_DIR, "fuse", MS_NOSUID | MS_NODEV,
+		  opts))
+		return -1;
+	if (pipe(ctl) || pipe(held))
+		return -1;
+	fs->pid = fork();
+	if (fs->pid < 0)
+		return -1;
+	if (fs->pid == 0) {
+		close(ctl[1]);
+		close(held[0]);
+		fuse_serve(dev, ctl[0], held[1]);
+	}
+	close(dev);
+	close(ctl[0]);
+	close(held[1]);
+	fs->ctl = ctl[1];
+	fs->held = held[0];
+	return 0;
+}
+
+/* Wait up to @ms for the server to hold a read. */
+static bool fuse_stall_holding(struct fuse_stall *fs, int ms)
+{
+	struct pollfd pfd = { .fd = fs->held, .events = POLLIN };
+	char c;
+
+	return poll(&pfd, 1, ms) == 1 && read(fs->held, &c, 1) == 1;
+}
+
+/* Answer the reads held and those to come. */
+static void fuse_stall_release(struct fuse_stall *fs)
+{
+	if (fs->ctl >= 0 && write(fs->ctl, "r", 1) == 1)
+		return;
+}
+
+static void fuse_stall_stop(struct fuse_stall *fs)
+{
+	fuse_stall_release(fs);
+	umount2(FUSE_DIR, MNT_DETACH);
+	close(fs->ctl);
+	close(fs->held);
+	fs->ctl = -1;
+	kill(fs->pid, SIGKILL);
+	waitpid(fs->pid, NULL, 0);
+}
+
+/*
+ * The user-memory side of a read or write is not in the filesystem's
+ * gate: an operation whose buffer is a page of a FUSE server that does
+ * not answer (which needs no privilege) stalls, but holds neither the
+ * revoke of its own file nor of another file of the filesystem.  It used
+ * to hold both until the server answered.  Once it does, the operation
+ * finds its file revoked: the read copies nothing, the write lands
+ * nothing.
+ */
+TEST_F(files, stalled_user_buffer_holds_no_revoke)
+{
+	struct fuse_stall fs = { .ctl = -1 };
+	pid_t reader, writer, rev_other, rev_self, next;
+	char other[160], buf[8];
+	char *map;
+	int fd, fuse_fd;
+
+	other_path(other, sizeof(other), self->path);
+	fd = open(other, O_RDWR | O_CREAT, 0644);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(fuse_stall_start(&fs), 0);
+	fuse_fd = open(FUSE_DIR "/f", O_RDONLY);
+	ASSERT_GE(fuse_fd, 0);
+	map = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fuse_fd, 0);
+	ASSERT_NE(map, MAP_FAILED);
+
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	/* A read into the page, a write from it: both fault on it. */
+	reader = fork();
+	ASSERT_GE(reader, 0);
+	if (reader == 0) {
+		ssize_t n = pread(fd, map, 3, 0);
+
+		_exit(n == -1 && errno == EBADF ? 0 : 10 + (n > 0));
+	}
+	ASSERT_TRUE(fuse_stall_holding(&fs, 5000));
+	writer = fork();
+	ASSERT_GE(writer, 0);
+	if (writer == 0) {
+		ssize_t n = pwrite(fd, map, 3, 0);
+
+		_exit(n == -1 && errno == EBADF ? 0 : 10 + (n > 0));
+	}
+	/* The reader waits for the server's answer, the writer for the page. */
+	EXPECT_TRUE(wait_state(writer, 'D', 5000));
+	EXPECT_EQ(reap_within(reader, 0), -2);
+
+	rev_other = spawn_revokeat(other, -1);
+	ASSERT_GT(rev_other, 0);
+	EXPECT_EQ(reap_within(rev_other, 5000), 0)
+		TH_LOG("a revoke of another file waited for the stalled buffer");
+	rev_self = spawn_revokeat(self->path, -1);
+	ASSERT_GT(rev_self, 0);
+	EXPECT_EQ(reap_within(rev_self, 5000), 0)
+		TH_LOG("the revoke of the file waited for the stalled buffer");
+
+	/*
+	 * The next owner writes, at once: the stalled write holds no lock
+	 * of the file either.  Then the stalled operations go on.
+	 */
+	close(fd);
+	next = fork();
+	ASSERT_GE(next, 0);
+	if (next == 0) {
+		fd = open(self->path, O_RDWR);
+		_exit(fd >= 0 && pwrite(fd, "new", 3, 0) == 3 ? 0 : 1);
+	}
+	EXPECT_EQ(reap_within(next, 5000), 0)
+		TH_LOG("the next owner's write waited for the stalled one");
+	fuse_stall_release(&fs);
+	waitpid(next, NULL, 0);	/* if the check above failed */
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(reap_within(reader, 10000), 0)
+		TH_LOG("the stalled read was not refused with EBADF");
+	EXPECT_EQ(reap_within(writer, 10000), 0)
+		TH_LOG("the stalled write was not refused with EBADF");
+	ASSERT_EQ(pread(fd, buf, 3, 0), 3);
+	EXPECT_EQ(memcmp(buf, "new", 3), 0) TH_LOG("the stalled write landed");
+	/* Whatever failed above, nothing is left waiting. */
+	waitpid(rev_other, NULL, 0);
+	waitpid(rev_self, NULL, 0);
+	close(fd);
+	munmap(map, PAGE);
+	close(fuse_fd);
+	fuse_stall_stop(&fs);
+	unlink(other);
 }
 
 /*
