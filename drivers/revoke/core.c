@@ -171,6 +171,7 @@ atomic_t revoke_cycles = ATOMIC_INIT(0);
 
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
 unsigned long revoke_kunit_steps;
+void (*revoke_kunit_cycle_ended)(struct revoke_object *obj);
 #endif
 
 /* The gate ------------------------------------------------------------ */
@@ -1644,6 +1645,7 @@ static void revoke_cycle_release(struct revoke_object *obj)
 static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 {
 	struct revoke_file *rf, *tmp;
+	LIST_HEAD(held);
 	int ret = 0;
 	bool any;
 
@@ -1696,10 +1698,20 @@ static int revoke_cycle_finish(struct revoke_object *obj, enum revoke_how how)
 	obj->state = obj->kill ? REVOKE_DEAD : REVOKE_LIVE;
 	obj->done_seq = obj->seq;
 	obj->cycle_task = NULL;
+	/*
+	 * Ours, before anyone can start the next cycle, whose files go on
+	 * obj->held as soon as we unlock: dropping its references here left
+	 * its files unreleased, and their last close waiting forever.
+	 */
+	list_splice_init(&obj->held, &held);
 	spin_unlock(&obj->lock);
 	wake_up_all(&obj->state_wq);
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+	if (revoke_kunit_cycle_ended)
+		revoke_kunit_cycle_ended(obj);
+#endif
 
-	list_for_each_entry_safe(rf, tmp, &obj->held, node) {
+	list_for_each_entry_safe(rf, tmp, &held, node) {
 		list_del_init(&rf->node);
 		fput(rf->file);
 	}

@@ -142,6 +142,8 @@ unsigned long revoke_active_ops(struct revoke_object *obj);
 /* List steps of disconnect cycles, for the KUnit suite. */
 extern unsigned long revoke_kunit_steps;
 #define revoke_kunit_step()	(revoke_kunit_steps++)
+/* Called when a cycle has ended, before it drops its references. */
+extern void (*revoke_kunit_cycle_ended)(struct revoke_object *obj);
 #else
 #define revoke_kunit_step()	do { } while (0)
 #endif

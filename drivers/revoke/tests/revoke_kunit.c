@@ -957,6 +957,78 @@ static void revoke_test_revoke_once(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+/* For revoke_test_next_cycle_keeps_its_files(): the file of the next cycle. */
+static struct {
+	struct kunit *test;
+	struct kd_dev *dev;
+	struct file *file;
+	struct kd_reader reader;
+} kd_next_cycle;
+
+/*
+ * Between the end of a cycle and the fput() of its files: open a file
+ * and start the next cycle, which holds it, as a revokeat(2) that came
+ * right then would.
+ */
+static void kd_start_next_cycle(struct revoke_object *obj)
+{
+	struct revoke_file *rf;
+	int i;
+
+	revoke_kunit_cycle_ended = NULL;
+	kd_next_cycle.file = kd_open_file(kd_next_cycle.test,
+					  kd_next_cycle.dev, NULL);
+	if (!kd_next_cycle.file)
+		return;
+	rf = container_of(kd_next_cycle.file->f_op, struct revoke_file, fops);
+	/* A reader that dawdles: that cycle drains for 400 ms. */
+	kd_next_cycle.dev->slow_exit = true;
+	kd_next_cycle.dev->exit_ms = 400;
+	kd_start_reader(kd_next_cycle.test, kd_next_cycle.dev,
+			&kd_next_cycle.reader, kd_next_cycle.file);
+	revoke_object_revoke_nowait(obj);
+	/* Until its work item held the file (or gave up). */
+	for (i = 0; i < 1000 && !READ_ONCE(rf->held); i++)
+		msleep(1);
+}
+
+/*
+ * The next cycle can start as soon as one ended, before the ended one
+ * dropped the references it held: it must drop its own only.  It used to
+ * walk obj->held after unlocking, dropping the next cycle's files from
+ * it: that cycle never released them, and their last close waited for it
+ * forever (a storm of revokeat() calls found it).
+ */
+static void revoke_test_next_cycle_keeps_its_files(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct revoke_file *rf;
+	struct file *first;
+
+	first = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	kd_next_cycle.test = test;
+	kd_next_cycle.dev = dev;
+	kd_next_cycle.file = NULL;
+	revoke_kunit_cycle_ended = kd_start_next_cycle;
+	KUNIT_EXPECT_EQ(test, revoke_object_revoke(dev->obj), 0);
+	revoke_kunit_cycle_ended = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, kd_next_cycle.file);
+	wait_for_completion(&kd_next_cycle.reader.done);
+	flush_work(&dev->obj->work);
+
+	rf = container_of(kd_next_cycle.file->f_op, struct revoke_file, fops);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(rf->released));
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->releases), 2);
+	kd_close(first);
+	/* Its last close would wait for a release that never comes. */
+	if (READ_ONCE(rf->released))
+		kd_close(kd_next_cycle.file);
+	else
+		KUNIT_FAIL(test, "the next cycle's file was left behind");
+	revoke_object_put(dev->obj);
+}
+
 #define KD_MANY 2000
 
 /*
@@ -1476,6 +1548,7 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_kill_in_open_during_revoke),
 	KUNIT_CASE(revoke_test_kill_dead_waits_for_open),
 	KUNIT_CASE(revoke_test_mmap_being_linked),
+	KUNIT_CASE(revoke_test_next_cycle_keeps_its_files),
 	{}
 };
 
