@@ -167,53 +167,63 @@ void revoke_sb_free(struct super_block *sb)
 	sb->s_revoke = NULL;
 }
 
-/**
- * file_revoke_rw_retry - the rest of a read or write whose buffer faulted
- * @iocb: the request
- * @iter: its buffer, as @rw left it
- * @rw: what file_revoke_rw_iter() ran
- * @ret: what it returned
- * @state: @iter before it ran
- *
- * The slow path of file_revoke_rw_iter(): fault the buffer in outside the
- * gate, as gfs2 does outside its glock, and run @rw again for the rest.
- * The window is a megabyte at first, a page once a window brought no
- * progress; direct I/O, which keeps nothing of a try that faulted, gets
- * the whole buffer.  A read that stopped at the end of the file is done.
- * A buffer that faults in but still cannot be copied or pinned (a VM_PFNMAP
- * mapping under direct I/O) ends the call after a few tries with -EFAULT,
- * as it did before.
- *
- * Context: Process context, holding no lock of the file.
- * Return: what was read or written in all, or the error of the first try
- * that did nothing: -EFAULT for a buffer that cannot be faulted in, -EBADF
- * if the file was revoked, -EAGAIN for IOCB_NOWAIT, -EINTR on a fatal
- * signal.
+/*
+ * One try of @rw in the gate, with page faults off: -EBADF if the file is
+ * revoked.  @state: where to save @iter first (direct I/O), or NULL.
  */
-ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
-			     ssize_t (*rw)(struct kiocb *, struct iov_iter *),
-			     ssize_t ret, struct iov_iter_state *state)
+static ssize_t file_revoke_rw_try(struct kiocb *iocb, struct iov_iter *iter,
+				  ssize_t (*rw)(struct kiocb *,
+						struct iov_iter *),
+				  struct iov_iter_state *state)
+{
+	struct file_revoke_gate gate = file_revoke_enter(iocb->ki_filp);
+	ssize_t ret;
+
+	if (file_revoke_gate_closed(&gate))
+		return -EBADF;
+	if (state) {
+		iov_iter_save_state(iter, state);
+		iter->nofault = true;
+	}
+	pagefault_disable();
+	ret = rw(iocb, iter);
+	pagefault_enable();
+	iter->nofault = false;
+	file_revoke_exit(gate);
+	return ret;
+}
+
+/*
+ * Fault the buffer in outside the gate, as gfs2 does outside its glock,
+ * and run @rw again for the rest, until it is done.  The window is a
+ * megabyte at first, a page once a window brought no progress; direct
+ * I/O, which keeps nothing of a try that faulted, gets the whole buffer
+ * and its iterator back as it was before the try (@state).  A read that
+ * stopped at the end of the file is done.  A buffer that faults in but
+ * still cannot be copied or pinned (a VM_PFNMAP mapping under direct I/O)
+ * ends the call after a few tries with -EFAULT, as it did before.
+ */
+static ssize_t file_revoke_rw_loop(struct kiocb *iocb, struct iov_iter *iter,
+				   ssize_t (*rw)(struct kiocb *,
+						 struct iov_iter *),
+				   ssize_t ret, struct iov_iter_state *state)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	bool write = iov_iter_rw(iter) == WRITE;
-	struct iov_iter_state again;
 	size_t done = 0, prev = 0;
 	unsigned int stuck = 0;
 
 	for (;;) {
-		struct file_revoke_gate gate;
 		size_t count, window;
 
 		if (ret < 0 && ret != -EFAULT)
 			break;
-		if (ret > 0) {
+		if (ret > 0)
 			done += ret;
-		} else {
-			/* Direct I/O may have moved it before failing. */
+		else if (state)
 			iov_iter_restore(iter, state);
-			if (!ret)
-				break;
-		}
+		if (!ret)
+			break;
 		count = iov_iter_count(iter);
 		if (!count || (!write && iocb->ki_pos >= i_size_read(inode)))
 			break;
@@ -231,7 +241,7 @@ ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
 			ret = -EFAULT;
 			break;
 		}
-		if (iocb->ki_flags & IOCB_DIRECT)
+		if (state)
 			window = count;
 		else
 			window = min_t(size_t, count, stuck ? PAGE_SIZE : SZ_1M);
@@ -245,24 +255,66 @@ ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
 			break;
 		}
 		cond_resched();
-
-		gate = file_revoke_enter(iocb->ki_filp);
-		if (file_revoke_gate_closed(&gate)) {
-			ret = -EBADF;
-			break;
-		}
-		iov_iter_save_state(iter, &again);
-		state = &again;
-		pagefault_disable();
-		iter->nofault = true;
-		ret = rw(iocb, iter);
-		iter->nofault = false;
-		pagefault_enable();
-		file_revoke_exit(gate);
+		ret = file_revoke_rw_try(iocb, iter, rw, state);
 	}
 	return done ? done : ret;
 }
+
+/**
+ * file_revoke_rw_retry - the rest of a read or write whose buffer faulted
+ * @iocb: the request
+ * @iter: its buffer, where @rw left it
+ * @rw: what file_revoke_rw_iter() ran
+ * @ret: what it returned
+ *
+ * The slow path of file_revoke_rw_iter(), for buffered I/O.
+ *
+ * Context: Process context, holding no lock of the file.
+ * Return: what was read or written in all, or the error of the first try
+ * that did nothing: -EFAULT for a buffer that cannot be faulted in, -EBADF
+ * if the file was revoked, -EAGAIN for IOCB_NOWAIT, -EINTR on a fatal
+ * signal.
+ */
+ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
+			     ssize_t (*rw)(struct kiocb *, struct iov_iter *),
+			     ssize_t ret)
+{
+	return file_revoke_rw_loop(iocb, iter, rw, ret, NULL);
+}
 EXPORT_SYMBOL_GPL(file_revoke_rw_retry);
+
+/**
+ * file_revoke_rw_direct - file_revoke_rw_iter() for direct I/O
+ * @iocb: the request, with IOCB_DIRECT
+ * @iter: its buffer
+ * @rw: the filesystem's ->read_iter() or ->write_iter(), without the gate
+ *
+ * Direct I/O pins the buffer, with FOLL_NOFAULT in the gate (iov_iter's
+ * nofault), and may move @iter before it fails: each try starts from
+ * where the last one did.  Kernel buffers run once, faults on.
+ *
+ * Context: Process context, as ->read_iter() and ->write_iter().
+ * Return: as file_revoke_rw_iter().
+ */
+ssize_t file_revoke_rw_direct(struct kiocb *iocb, struct iov_iter *iter,
+			      ssize_t (*rw)(struct kiocb *, struct iov_iter *))
+{
+	struct iov_iter_state state;
+	ssize_t ret;
+
+	if (!user_backed_iter(iter)) {
+		CLASS(file_revoke_gate, gate)(iocb->ki_filp);
+
+		if (file_revoke_gate_closed(&gate))
+			return -EBADF;
+		return rw(iocb, iter);
+	}
+	ret = file_revoke_rw_try(iocb, iter, rw, &state);
+	if (ret < 0 ? ret != -EFAULT : !iov_iter_count(iter))
+		return ret;
+	return file_revoke_rw_loop(iocb, iter, rw, ret, &state);
+}
+EXPORT_SYMBOL_GPL(file_revoke_rw_direct);
 
 /* Operations counted in @slot; exact once no new one can count there. */
 static unsigned long revoke_sb_active(struct revoke_sb *rs, unsigned int slot)

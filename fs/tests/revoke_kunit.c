@@ -284,6 +284,7 @@ struct rf_script {
 	unsigned int calls;
 	unsigned int revoke_at;	/* on this call, revoke after copying */
 	bool always_efault;	/* nothing can ever be copied */
+	bool move_then_fail;	/* the first try moves the iterator, fails */
 	size_t step;		/* what one call copies */
 };
 
@@ -301,11 +302,17 @@ static ssize_t rf_script_read(struct kiocb *iocb, struct iov_iter *to)
 
 	s->calls++;
 	KUNIT_EXPECT_EQ(s->test, !!pagefault_disabled(), user);
-	KUNIT_EXPECT_EQ(s->test, to->nofault, user);
+	KUNIT_EXPECT_EQ(s->test, to->nofault,
+			user && (iocb->ki_flags & IOCB_DIRECT));
 	KUNIT_EXPECT_GE(s->test, revoke_sb_active(s->rs, 0) +
 			revoke_sb_active(s->rs, 1), 1UL);
 	if (s->always_efault || s->calls > 64)
 		return -EFAULT;
+	/* As iomap direct I/O may, when a page of the buffer is missing. */
+	if (s->move_then_fail && s->calls == 1) {
+		iov_iter_advance(to, PAGE_SIZE);
+		return -EFAULT;
+	}
 	/* With faults off, this copies what is mapped, and no more. */
 	n = iov_iter_zero(n, to);
 	if (!n)
@@ -339,10 +346,11 @@ static ssize_t rf_script_run(struct kunit *test, struct file *file,
 /*
  * The user's buffer is faulted in outside the gate and the read goes on
  * there, until the end of the buffer; a revoke between two tries ends it
- * with what was done; IOCB_NOWAIT does not fault; a buffer that faults in
- * but can never be copied ends with -EFAULT after a few tries instead of
- * looping (a VM_PFNMAP buffer under direct I/O); kernel buffers run once,
- * with faults on.
+ * with what was done; direct I/O starts each try where the last began;
+ * IOCB_NOWAIT does not fault; a buffer that faults in but can never be
+ * copied ends with -EFAULT after a few tries instead of looping (a
+ * VM_PFNMAP buffer under direct I/O); kernel buffers run once, with faults
+ * on.
  */
 static void revoke_files_rw_faults_outside_gate(struct kunit *test)
 {
@@ -371,6 +379,12 @@ static void revoke_files_rw_faults_outside_gate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
 					    0, &s), 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, s.calls, 1U);
+
+	/* Direct I/O: a try that moved and failed starts again from there. */
+	s = (struct rf_script){ .step = 4 * PAGE_SIZE, .move_then_fail = true };
+	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
+					    IOCB_DIRECT, &s), 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s.calls, 2U);
 
 	/* Revoked after the first page: that page is what the call did. */
 	s = (struct rf_script){ .step = PAGE_SIZE, .revoke_at = 1 };

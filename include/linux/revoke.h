@@ -428,7 +428,9 @@ static inline bool file_revoke_gate_closed(const struct file_revoke_gate *gate)
 #ifdef CONFIG_REVOKE
 ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
 			     ssize_t (*rw)(struct kiocb *, struct iov_iter *),
-			     ssize_t ret, struct iov_iter_state *state);
+			     ssize_t ret);
+ssize_t file_revoke_rw_direct(struct kiocb *iocb, struct iov_iter *iter,
+			      ssize_t (*rw)(struct kiocb *, struct iov_iter *));
 
 /**
  * file_revoke_rw_iter - run a read or write of a regular file in its gate
@@ -446,7 +448,9 @@ ssize_t file_revoke_rw_retry(struct kiocb *iocb, struct iov_iter *iter,
  *
  * Context: Process context, as ->read_iter() and ->write_iter(); @rw must
  * cope with faults disabled (give a short count or -EFAULT), as
- * filemap_read(), generic_perform_write() and iomap direct I/O do.
+ * filemap_read(), generic_perform_write() and iomap direct I/O do, and
+ * but for direct I/O (IOCB_DIRECT, which iov_iter's nofault makes pin
+ * without faulting) leave @iter where it stopped, as they do.
  * Return: what @rw did for the whole buffer; -EBADF if the file was
  * revoked before any of it was done.
  */
@@ -454,28 +458,27 @@ static __always_inline ssize_t
 file_revoke_rw_iter(struct kiocb *iocb, struct iov_iter *iter,
 		    ssize_t (*rw)(struct kiocb *, struct iov_iter *))
 {
-	struct file_revoke_gate gate = file_revoke_enter(iocb->ki_filp);
-	struct iov_iter_state state;
+	struct file_revoke_gate gate;
+	bool faults;
 	ssize_t ret;
 
+	if (unlikely(iocb->ki_flags & IOCB_DIRECT))
+		return file_revoke_rw_direct(iocb, iter, rw);
+	gate = file_revoke_enter(iocb->ki_filp);
 	if (file_revoke_gate_closed(&gate))
 		return -EBADF;
 	/* Kernel buffers (splice, io_uring fixed buffers) do not fault. */
-	if (!gate.count || !user_backed_iter(iter)) {
-		ret = rw(iocb, iter);
-		file_revoke_exit(gate);
-		return ret;
-	}
-	iov_iter_save_state(iter, &state);
-	pagefault_disable();
-	iter->nofault = true;
+	faults = gate.count && user_backed_iter(iter);
+	if (faults)
+		pagefault_disable();
 	ret = rw(iocb, iter);
-	iter->nofault = false;
-	pagefault_enable();
+	if (faults)
+		pagefault_enable();
 	file_revoke_exit(gate);
-	if (likely(ret < 0 ? ret != -EFAULT : !iov_iter_count(iter)))
+	if (likely(!faults ||
+		   (ret < 0 ? ret != -EFAULT : !iov_iter_count(iter))))
 		return ret;
-	return file_revoke_rw_retry(iocb, iter, rw, ret, &state);
+	return file_revoke_rw_retry(iocb, iter, rw, ret);
 }
 #else
 static __always_inline ssize_t
