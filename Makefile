@@ -9,6 +9,8 @@
 #   make guest-test  user-space tests in the booted guest
 #   make lint        checkpatch, kernel-doc, sparse, W=1
 #   make bench       benchmarks in non-debug guests (-icount), feature on and off
+#   make stress      revoke storms, 10 minutes at -smp 2 and 4 (STRESS_SECONDS=,
+#                    STRESS_TARGETS=revoke_test,tmpfs,snd_ctl,evdev, STRESS_SMP=)
 #   make series      the series as patches to post, in build/series/
 #   make series-check  apply build/series to a pristine tree, build every commit
 #   make clean       remove build/
@@ -16,8 +18,8 @@
 SHELL := /bin/bash
 H := harness
 
-.PHONY: check demo shell kunit guest-test lint bench clean deps prepare build build-bench \
-	build-bench-off series series-check
+.PHONY: check demo shell kunit guest-test lint bench stress clean deps prepare build \
+	build-bench build-bench-off series series-check
 
 check:
 	@bash $(H)/check.sh
@@ -54,6 +56,9 @@ shell: build
 
 bench: build-bench build-bench-off
 	@bash $(H)/guest.sh bench
+
+stress: build
+	@rm -rf build/results; bash $(H)/stress.sh
 
 series: prepare
 	@bash $(H)/series.sh format

@@ -20,10 +20,16 @@ ln -sf fd/2 /dev/stderr
 
 mode=test
 only=
+timeout=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	revoke.mode=*) mode=${arg#revoke.mode=} ;;
 	revoke.only=*) only=,${arg#revoke.only=}, ;;
+	# make stress: the length of each storm_test target, and which.
+	revoke.storm=*) export REVOKE_STORM_SECONDS=${arg#revoke.storm=} ;;
+	revoke.targets=*) export REVOKE_STORM_TARGETS=${arg#revoke.targets=} ;;
+	revoke.timeout=*) timeout=${arg#revoke.timeout=} ;;
+	revoke.nokill) export REVOKE_STORM_NOKILL=1 ;;
 	esac
 done
 
@@ -37,7 +43,7 @@ case $mode in
 test)
 	# The kselftest runner, as "make kselftest-install" installed it; each
 	# test's limit is its settings file's timeout.  revoke.only=a,b: those.
-	set --
+	set -- ${timeout:+-o $timeout}
 	for name in $(echo "$only" | tr , ' '); do
 		set -- "$@" -t "revoke:$name"
 	done
