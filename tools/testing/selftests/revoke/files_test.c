@@ -1425,6 +1425,67 @@ TEST_F(files, stalled_user_buffer_holds_no_revoke)
 }
 
 /*
+ * UFFDIO_COPY into a tmpfs mapping copies its source outside the locks
+ * when the source page is not there, then tries again.  A revoke of the
+ * file in between must fail the copy with EBADF: the retry used to return
+ * with the page it was handed still allocated, which mfill_atomic() takes
+ * for a bug (BUG_ON(folio)).  The source here is a page of a FUSE server
+ * that answers when told, so the revoke comes in between every time.
+ */
+TEST(uffd_copy_retry_after_revoke)
+{
+	struct fuse_stall fs = { .ctl = -1 };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	char path[64], *src, *dst;
+	int fd, uffd, fuse_fd;
+	pid_t copier;
+
+	fd = memfd_create("revoke-uffd-copy", 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, PAGE), 0);
+	dst = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(dst, MAP_FAILED);
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	ASSERT_GE(uffd, 0);
+	ASSERT_EQ(ioctl(uffd, UFFDIO_API, &api), 0);
+	reg.range.start = (unsigned long)dst;
+	reg.range.len = PAGE;
+	ASSERT_EQ(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+	ASSERT_EQ(fuse_stall_start(&fs), 0);
+	fuse_fd = open(FUSE_DIR "/f", O_RDONLY);
+	ASSERT_GE(fuse_fd, 0);
+	src = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fuse_fd, 0);
+	ASSERT_NE(src, MAP_FAILED);
+
+	copier = fork();
+	ASSERT_GE(copier, 0);
+	if (copier == 0) {
+		struct uffdio_copy copy = {
+			.dst = (unsigned long)dst, .src = (unsigned long)src,
+			.len = PAGE,
+		};
+		int ret = ioctl(uffd, UFFDIO_COPY, &copy);
+
+		_exit(ret == -1 && errno == EBADF && copy.copy == -EBADF ?
+		      0 : 10 + (ret == 0));
+	}
+	/* The copier waits for the source page, outside the locks. */
+	ASSERT_TRUE(fuse_stall_holding(&fs, 5000));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	fuse_stall_release(&fs);
+	EXPECT_EQ(reap_within(copier, 10000), 0)
+		TH_LOG("UFFDIO_COPY into the revoked file did not fail with EBADF");
+	munmap(src, PAGE);
+	close(fuse_fd);
+	fuse_stall_stop(&fs);
+	munmap(dst, PAGE);
+	close(uffd);
+	close(fd);
+}
+
+/*
  * A revoke of another file of the filesystem, stopped by a signal while
  * it waited for a write of this file (held in the gate, reading its page
  * from a suspended disk), leaves that write behind in the gate; a later
