@@ -167,28 +167,42 @@ void revoke_sb_free(struct super_block *sb)
 	sb->s_revoke = NULL;
 }
 
+/* Where a direct I/O try started: it may move both before it fails. */
+struct file_revoke_rw_start {
+	struct iov_iter_state iter;
+	loff_t pos;
+};
+
 /*
- * One try of @rw in the gate, with page faults off: -EBADF if the file is
- * revoked.  @state: where to save @iter first (direct I/O), or NULL.
+ * One try of @rw in the gate: -EBADF if the file is revoked.  With
+ * @faults false, page faults are off (and direct I/O pins with
+ * FOLL_NOFAULT); @start: where to note the start of a direct I/O try.
  */
 static ssize_t file_revoke_rw_try(struct kiocb *iocb, struct iov_iter *iter,
 				  ssize_t (*rw)(struct kiocb *,
 						struct iov_iter *),
-				  struct iov_iter_state *state)
+				  struct file_revoke_rw_start *start,
+				  bool faults)
 {
 	struct file_revoke_gate gate = file_revoke_enter(iocb->ki_filp);
+	bool nofault = iter->nofault;
 	ssize_t ret;
 
 	if (file_revoke_gate_closed(&gate))
 		return -EBADF;
-	if (state) {
-		iov_iter_save_state(iter, state);
-		iter->nofault = true;
+	if (start) {
+		iov_iter_save_state(iter, &start->iter);
+		start->pos = iocb->ki_pos;
+		iter->nofault = !faults;
 	}
-	pagefault_disable();
-	ret = rw(iocb, iter);
-	pagefault_enable();
-	iter->nofault = false;
+	if (faults) {
+		ret = rw(iocb, iter);
+	} else {
+		pagefault_disable();
+		ret = rw(iocb, iter);
+		pagefault_enable();
+	}
+	iter->nofault = nofault;
 	file_revoke_exit(gate);
 	return ret;
 }
@@ -197,16 +211,20 @@ static ssize_t file_revoke_rw_try(struct kiocb *iocb, struct iov_iter *iter,
  * Fault the buffer in outside the gate, as gfs2 does outside its glock,
  * and run @rw again for the rest, until it is done.  The window is a
  * megabyte at first, a page once a window brought no progress; direct
- * I/O, which keeps nothing of a try that faulted, gets the whole buffer
- * and its iterator back as it was before the try (@state).  A read that
- * stopped at the end of the file is done.  A buffer that faults in but
- * still cannot be copied or pinned (a VM_PFNMAP mapping under direct I/O)
- * ends the call after a few tries with -EFAULT, as it did before.
+ * I/O, which keeps nothing of a try that faulted, gets the whole buffer,
+ * its iterator and position back as they were before the try (@start).
+ * A read that stopped at the end of the file is done.  Eight tries
+ * without progress end buffered I/O with -EFAULT (its pages are taken
+ * away as fast as they come in: a FUSE server invalidating them, say).
+ * Direct I/O, whose whole buffer must stay in while it is pinned (memory
+ * pressure can defeat that, and a VM_PFNMAP buffer cannot be pinned at
+ * all), makes its last try with faults on, as without revoke: what that
+ * try waits for, a revoke of the filesystem waits for.
  */
 static ssize_t file_revoke_rw_loop(struct kiocb *iocb, struct iov_iter *iter,
 				   ssize_t (*rw)(struct kiocb *,
 						 struct iov_iter *),
-				   ssize_t ret, struct iov_iter_state *state)
+				   ssize_t ret, struct file_revoke_rw_start *start)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	bool write = iov_iter_rw(iter) == WRITE;
@@ -218,10 +236,12 @@ static ssize_t file_revoke_rw_loop(struct kiocb *iocb, struct iov_iter *iter,
 
 		if (ret < 0 && ret != -EFAULT)
 			break;
-		if (ret > 0)
+		if (ret > 0) {
 			done += ret;
-		else if (state)
-			iov_iter_restore(iter, state);
+		} else if (start) {
+			iov_iter_restore(iter, &start->iter);
+			iocb->ki_pos = start->pos;
+		}
 		if (!ret)
 			break;
 		count = iov_iter_count(iter);
@@ -239,9 +259,14 @@ static ssize_t file_revoke_rw_loop(struct kiocb *iocb, struct iov_iter *iter,
 			stuck = 0;
 		} else if (++stuck == 8) {
 			ret = -EFAULT;
+			if (!start)
+				break;
+			ret = file_revoke_rw_try(iocb, iter, rw, NULL, true);
+			if (ret > 0)
+				done += ret;
 			break;
 		}
-		if (state)
+		if (start)
 			window = count;
 		else
 			window = min_t(size_t, count, stuck ? PAGE_SIZE : SZ_1M);
@@ -255,7 +280,7 @@ static ssize_t file_revoke_rw_loop(struct kiocb *iocb, struct iov_iter *iter,
 			break;
 		}
 		cond_resched();
-		ret = file_revoke_rw_try(iocb, iter, rw, state);
+		ret = file_revoke_rw_try(iocb, iter, rw, start, false);
 	}
 	return done ? done : ret;
 }
@@ -289,9 +314,14 @@ EXPORT_SYMBOL_GPL(file_revoke_rw_retry);
  * @iter: its buffer
  * @rw: the filesystem's ->read_iter() or ->write_iter(), without the gate
  *
- * Direct I/O pins the buffer, with FOLL_NOFAULT in the gate (iov_iter's
- * nofault), and may move @iter before it fails: each try starts from
- * where the last one did.  Kernel buffers run once, faults on.
+ * Direct I/O pins the buffer: it is faulted in first, outside the gate,
+ * so that the pin finds its pages without a fault or the mmap_lock.  A
+ * synchronous request then pins with FOLL_NOFAULT in the gate (iov_iter's
+ * nofault) and, if a page went away meanwhile, starts again from where
+ * the try began (which may have moved the iterator and the position, as
+ * ext4's fallback to buffered I/O does).  An asynchronous one cannot
+ * start again once queued: it runs with faults on.  Kernel buffers run
+ * once.
  *
  * Context: Process context, as ->read_iter() and ->write_iter().
  * Return: as file_revoke_rw_iter().
@@ -299,20 +329,24 @@ EXPORT_SYMBOL_GPL(file_revoke_rw_retry);
 ssize_t file_revoke_rw_direct(struct kiocb *iocb, struct iov_iter *iter,
 			      ssize_t (*rw)(struct kiocb *, struct iov_iter *))
 {
-	struct iov_iter_state state;
+	struct file_revoke_rw_start start;
+	size_t count = iov_iter_count(iter);
 	ssize_t ret;
 
-	if (!user_backed_iter(iter)) {
-		CLASS(file_revoke_gate, gate)(iocb->ki_filp);
-
-		if (file_revoke_gate_closed(&gate))
-			return -EBADF;
-		return rw(iocb, iter);
+	if (!user_backed_iter(iter))
+		return file_revoke_rw_try(iocb, iter, rw, NULL, true);
+	if (!(iocb->ki_flags & IOCB_NOWAIT)) {
+		if (iov_iter_rw(iter) == WRITE)
+			fault_in_iov_iter_readable(iter, count);
+		else
+			fault_in_iov_iter_writeable(iter, count);
 	}
-	ret = file_revoke_rw_try(iocb, iter, rw, &state);
+	if (!is_sync_kiocb(iocb))
+		return file_revoke_rw_try(iocb, iter, rw, NULL, true);
+	ret = file_revoke_rw_try(iocb, iter, rw, &start, false);
 	if (ret < 0 ? ret != -EFAULT : !iov_iter_count(iter))
 		return ret;
-	return file_revoke_rw_loop(iocb, iter, rw, ret, &state);
+	return file_revoke_rw_loop(iocb, iter, rw, ret, &start);
 }
 EXPORT_SYMBOL_GPL(file_revoke_rw_direct);
 

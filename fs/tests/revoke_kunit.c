@@ -286,6 +286,7 @@ struct rf_script {
 	bool always_efault;	/* nothing can ever be copied */
 	bool move_then_fail;	/* the first try moves the iterator, fails */
 	size_t step;		/* what one call copies */
+	loff_t pos;		/* where the request ended */
 };
 
 static struct rf_script *rf_script;
@@ -311,6 +312,7 @@ static ssize_t rf_script_read(struct kiocb *iocb, struct iov_iter *to)
 	/* As iomap direct I/O may, when a page of the buffer is missing. */
 	if (s->move_then_fail && s->calls == 1) {
 		iov_iter_advance(to, PAGE_SIZE);
+		iocb->ki_pos += PAGE_SIZE;
 		return -EFAULT;
 	}
 	/* With faults off, this copies what is mapped, and no more. */
@@ -333,6 +335,7 @@ static ssize_t rf_script_run(struct kunit *test, struct file *file,
 {
 	struct kiocb iocb;
 	struct iov_iter iter;
+	ssize_t ret;
 
 	s->test = test;
 	s->rs = file_inode(file)->i_sb->s_revoke;
@@ -340,13 +343,16 @@ static ssize_t rf_script_run(struct kunit *test, struct file *file,
 	init_sync_kiocb(&iocb, file);
 	iocb.ki_flags |= flags;
 	iov_iter_ubuf(&iter, ITER_DEST, (void __user *)addr, len);
-	return file_revoke_rw_iter(&iocb, &iter, rf_script_read);
+	ret = file_revoke_rw_iter(&iocb, &iter, rf_script_read);
+	s->pos = iocb.ki_pos;
+	return ret;
 }
 
 /*
  * The user's buffer is faulted in outside the gate and the read goes on
  * there, until the end of the buffer; a revoke between two tries ends it
- * with what was done; direct I/O starts each try where the last began;
+ * with what was done; direct I/O starts each try where the last began
+ * (iterator and position, which ext4's fallback to buffered I/O moves);
  * IOCB_NOWAIT does not fault; a buffer that faults in but can never be
  * copied ends with -EFAULT after a few tries instead of looping (a
  * VM_PFNMAP buffer under direct I/O); kernel buffers run once, with faults
@@ -385,6 +391,7 @@ static void revoke_files_rw_faults_outside_gate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rf_script_run(test, file, addr, 4 * PAGE_SIZE,
 					    IOCB_DIRECT, &s), 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, s.calls, 2U);
+	KUNIT_EXPECT_EQ(test, s.pos, 4 * PAGE_SIZE);
 
 	/* Revoked after the first page: that page is what the call did. */
 	s = (struct rf_script){ .step = PAGE_SIZE, .revoke_at = 1 };
