@@ -989,7 +989,7 @@ static void kd_start_next_cycle(struct revoke_object *obj)
 	revoke_object_revoke_nowait(obj);
 	/* Until its work item held the file (or gave up). */
 	for (i = 0; i < 1000 && !READ_ONCE(rf->held); i++)
-		msleep(1);
+		usleep_range(1000, 2000);
 }
 
 /*

@@ -66,7 +66,7 @@ static int fuzz_revokeat(int uid, char *first, size_t len)
 		0, AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH,
 		AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH,
 	};
-	const char *names[] = {
+	static const char * const names[] = {
 		"root", "mine", "dir", "link", "", "/", "/dev/null", RT_NODE,
 		"nonexistent", "root/x", FUZZ_DIR "/mine", "/proc/self/fd/0",
 	};
@@ -101,8 +101,8 @@ static int fuzz_revokeat(int uid, char *first, size_t len)
 		struct stat st;
 
 		flags = rnd(4) ? good[rnd(4)] : rand_r(&seed) ^ (rand_r(&seed) << 1);
-		dirfd = dirfds[rnd(sizeof(dirfds) / sizeof(dirfds[0]))];
-		if (p < (int)(sizeof(names) / sizeof(names[0])))
+		dirfd = dirfds[rnd(ARRAY_SIZE(dirfds))];
+		if (p < (int)ARRAY_SIZE(names))
 			path = names[p];
 		else if (p == 12)
 			path = NULL;

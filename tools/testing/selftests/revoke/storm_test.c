@@ -255,7 +255,7 @@ static void target_common(struct target *t)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(base); i++)
 		t->ops[base[i]] = true;
 }
 
@@ -269,8 +269,11 @@ static int target_setup(struct target *t, const char *name)
 	t->revoked_errno = ENXIO;
 	if (!strcmp(name, "revoke_test")) {
 		snprintf(t->path, sizeof(t->path), "%s", RT_NODE);
-		t->ops[OP_WRITE] = t->ops[OP_POLL] = t->ops[OP_EPOLL] = true;
-		t->ops[OP_MMAP] = t->ops[OP_TOUCH] = true;
+		t->ops[OP_WRITE] = true;
+		t->ops[OP_POLL] = true;
+		t->ops[OP_EPOLL] = true;
+		t->ops[OP_MMAP] = true;
+		t->ops[OP_TOUCH] = true;
 		t->sleeper = true;
 		t->ioctl = ioctl_test;
 		t->fresh = fresh_ioctl;
@@ -288,7 +291,9 @@ static int target_setup(struct target *t, const char *name)
 			return -1;
 		close(fd);
 		t->revoked_errno = EBADF;
-		t->ops[OP_WRITE] = t->ops[OP_MMAP] = t->ops[OP_TOUCH] = true;
+		t->ops[OP_WRITE] = true;
+		t->ops[OP_MMAP] = true;
+		t->ops[OP_TOUCH] = true;
 		t->ops[OP_FLOCK] = true;
 		t->ioctl = ioctl_fionread;
 		t->fresh = fresh_tmpfs;
@@ -302,7 +307,8 @@ static int target_setup(struct target *t, const char *name)
 		snprintf(t->path, sizeof(t->path), "/dev/snd/controlC%d", card);
 		/* A read without a subscription to events. */
 		t->live_errno = EBADFD;
-		t->ops[OP_POLL] = t->ops[OP_EPOLL] = true;
+		t->ops[OP_POLL] = true;
+		t->ops[OP_EPOLL] = true;
 		t->ioctl = ioctl_ctl;
 		t->fresh = fresh_ioctl;
 		return 0;
@@ -313,7 +319,9 @@ static int target_setup(struct target *t, const char *name)
 			return -1;
 		snprintf(t->path, sizeof(t->path), "%s", t->kbd.event);
 		t->revoked_errno = ENODEV;
-		t->ops[OP_WRITE] = t->ops[OP_POLL] = t->ops[OP_EPOLL] = true;
+		t->ops[OP_WRITE] = true;
+		t->ops[OP_POLL] = true;
+		t->ops[OP_EPOLL] = true;
 		t->sleeper = true;
 		t->ioctl = ioctl_evdev;
 		t->fresh = fresh_evdev;
@@ -352,7 +360,7 @@ struct desc {
 };
 
 struct mapping {
-	volatile unsigned int *addr;
+	unsigned int *addr;
 	uint64_t o;
 };
 
@@ -363,16 +371,13 @@ static void on_sigbus(int sig)
 	siglongjmp(bus_jmp, 1);
 }
 
-/* Read from a mapping: 0, or EFAULT for SIGBUS. */
-static int touch(volatile unsigned int *p)
+/* Read from a mapping: whether it raised SIGBUS. */
+static bool touch_bus(unsigned int *p)
 {
-	unsigned int v;
-
 	if (sigsetjmp(bus_jmp, 1))
-		return EFAULT;
-	v = *p;
-	(void)v;
-	return 0;
+		return true;
+	__atomic_load_n(p, __ATOMIC_RELAXED);
+	return false;
 }
 
 /* One operation on descriptor @d; returns its errno, 0 for success. */
@@ -502,13 +507,12 @@ static void worker(int id)
 		case OP_SCM:
 			if (nfds == MAX_FDS)
 				continue;
-			if (op == OP_DUP) {
+			if (op == OP_DUP)
 				fds[nfds].fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
-			} else if (!send_fd(sock[0], d->fd)) {
+			else if (!send_fd(sock[0], d->fd))
 				fds[nfds].fd = recv_fd(sock[1]);
-			} else {
+			else
 				fds[nfds].fd = -1;
-			}
 			if (fds[nfds].fd < 0) {
 				judge(op, 0, 0, draw(), errno);
 				continue;
@@ -543,9 +547,9 @@ static void worker(int id)
 			mp = &maps[rand_r(&seed) % nmaps];
 			s = draw();
 			m = latest_done();
-			err = touch(mp->addr);
 			/* SIGBUS is a revoked mapping's answer. */
-			judge(op, mp->o, m, s, err == EFAULT ? tgt->revoked_errno : 0);
+			judge(op, mp->o, m, s,
+			      touch_bus(mp->addr) ? tgt->revoked_errno : 0);
 			continue;
 		}
 		case OP_FORK: {
@@ -673,7 +677,7 @@ static bool storm_selected(const char *name)
 	return false;
 }
 
-static void storm(struct __test_metadata *_metadata, const char *name)
+static void run_storm(struct __test_metadata *_metadata, const char *name)
 {
 	pid_t pids[WORKERS + REVOKERS + 1];
 	int npids = 0, i, e;
@@ -706,14 +710,21 @@ static void storm(struct __test_metadata *_metadata, const char *name)
 		_exit(0);
 	}
 
-	for (i = 0; i < WORKERS; i++)
-		if ((pids[npids++] = fork()) == 0)
+	for (i = 0; i < WORKERS; i++) {
+		pids[npids] = fork();
+		if (pids[npids++] == 0)
 			worker(i);
-	for (i = 0; i < REVOKERS; i++)
-		if ((pids[npids++] = fork()) == 0)
+	}
+	for (i = 0; i < REVOKERS; i++) {
+		pids[npids] = fork();
+		if (pids[npids++] == 0)
 			revoker(i);
-	if (t.sleeper && (pids[npids++] = fork()) == 0)
-		sleeper();
+	}
+	if (t.sleeper) {
+		pids[npids] = fork();
+		if (pids[npids++] == 0)
+			sleeper();
+	}
 
 	end = now_ns() + storm_seconds() * 1e9;
 	while (now_ns() < end) {
@@ -782,12 +793,12 @@ static void storm(struct __test_metadata *_metadata, const char *name)
 			snprintf(hist + strlen(hist), sizeof(hist) - strlen(hist),
 				 " %s %llu", strerrorname_np(e) ?: "?",
 				 (unsigned long long)sh->errnos[e]);
-	ksft_print_msg("storm %s: %.0f s, ops %llu, revokes %llu (%llu revokers killed), violations %llu, unexpected %llu, blocked %llu; errnos:%s\n",
-		       name, storm_seconds(),
-		       (unsigned long long)ops,
+	ksft_print_msg("storm %s: %.0f s, ops %llu, revokes %llu (%llu revokers killed),\n",
+		       name, storm_seconds(), (unsigned long long)ops,
 		       (unsigned long long)sh->revokes,
-		       (unsigned long long)sh->killed,
-		       (unsigned long long)sh->violations,
+		       (unsigned long long)sh->killed);
+	ksft_print_msg("storm %s: violations %llu, unexpected %llu, blocked %llu; errnos:%s\n",
+		       name, (unsigned long long)sh->violations,
 		       (unsigned long long)sh->unexpected,
 		       (unsigned long long)sh->blocked, hist);
 	if (sh->reported)
@@ -797,7 +808,7 @@ static void storm(struct __test_metadata *_metadata, const char *name)
 	EXPECT_EQ(sh->unexpected, 0);
 	EXPECT_EQ(sh->blocked, 0);
 	EXPECT_LE(after, base + slack)
-		TH_LOG("file-nr %ld after the storm, %ld before", after, base);
+		TH_LOG("file-nr %ld after, %ld before", after, base);
 	target_teardown(&t);
 	munmap(sh, sizeof(*sh));
 }
@@ -824,22 +835,22 @@ static void __attribute__((constructor)) storm_unbuffered(void)
 
 TEST_F_TIMEOUT(storm, revoke_test, STORM_TIMEOUT)
 {
-	storm(_metadata, "revoke_test");
+	run_storm(_metadata, "revoke_test");
 }
 
 TEST_F_TIMEOUT(storm, tmpfs, STORM_TIMEOUT)
 {
-	storm(_metadata, "tmpfs");
+	run_storm(_metadata, "tmpfs");
 }
 
 TEST_F_TIMEOUT(storm, snd_ctl, STORM_TIMEOUT)
 {
-	storm(_metadata, "snd_ctl");
+	run_storm(_metadata, "snd_ctl");
 }
 
 TEST_F_TIMEOUT(storm, evdev, STORM_TIMEOUT)
 {
-	storm(_metadata, "evdev");
+	run_storm(_metadata, "evdev");
 }
 
 TEST_HARNESS_MAIN
