@@ -247,7 +247,7 @@ static int stuck_in_driver(struct stuck *s)
 	s->fd = open(RT_NODE, O_RDWR);
 	if (s->fd < 0 || ioctl(s->fd, REVOKE_TEST_IOC_OWN))
 		return -1;
-	return stuck_start(s, s->fd, STUCK_IOCTL_STATS);
+	return stuck_start(s, s->fd);
 }
 
 #define HUNG_TASK_TIMEOUT "/proc/sys/kernel/hung_task_timeout_secs"

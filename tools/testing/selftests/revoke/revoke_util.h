@@ -537,11 +537,6 @@ static inline int reap_within(pid_t pid, int ms)
 
 /* ---- an operation that stalls for as long as we like -------------------- */
 
-enum stuck_op {
-	STUCK_IOCTL_STATS,	/* REVOKE_TEST_IOC_STATS into the page */
-	STUCK_WRITE,		/* write(2) of one byte from the page */
-};
-
 struct stuck {
 	pid_t pid;		/* the task stuck in the operation */
 	int uffd;		/* its userfaultfd, which nobody answers */
@@ -550,12 +545,13 @@ struct stuck {
 };
 
 /*
- * Make a child run @op on @fd with a buffer in a page that faults into a
- * userfaultfd whose events nobody answers: the operation stalls inside
- * the kernel, as one whose buffer is a file of an unanswering FUSE server
- * would.  Returns 0 once the child sleeps in the fault.
+ * Make a child run REVOKE_TEST_IOC_STATS on @fd (a test device file) with
+ * its buffer in a page that faults into a userfaultfd whose events nobody
+ * answers: the ioctl stalls inside the driver, as one whose buffer is a
+ * file of an unanswering FUSE server would.  Returns 0 once the child
+ * sleeps in the fault.
  */
-static inline int stuck_start(struct stuck *s, int fd, enum stuck_op op)
+static inline int stuck_start(struct stuck *s, int fd)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = {
@@ -584,10 +580,7 @@ static inline int stuck_start(struct stuck *s, int fd, enum stuck_op op)
 		    send_fd(sock[1], uffd) ||
 		    write(sock[1], &reg.range.start, sizeof(long)) != sizeof(long))
 			_exit(30);
-		if (op == STUCK_WRITE)
-			ret = write(fd, addr, 1) == 1 ? 0 : -1;
-		else
-			ret = ioctl(fd, REVOKE_TEST_IOC_STATS, addr);
+		ret = ioctl(fd, REVOKE_TEST_IOC_STATS, addr);
 		_exit(ret ? 31 : 0);
 	}
 	s->uffd = recv_fd(sock[0]);
