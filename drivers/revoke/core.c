@@ -322,7 +322,8 @@ static int revoke_err(const struct revoke_file *rf)
 /*
  * What poll reports for a revoked file: EPOLLERR | EPOLLHUP, or, for a
  * file disconnected first, EPOLLERR | EPOLLNVAL, what ALSA's disconnected
- * files always answered.  Only read once the file was seen revoked.
+ * files always answered; nothing for a driver with FOP_REVOKE_QUIET.  Only
+ * read once the file was seen revoked.
  */
 static __poll_t revoke_poll_err(const struct revoke_file *rf)
 {
@@ -359,8 +360,16 @@ static void revoke_mark(struct revoke_object *obj, struct revoke_file *rf)
 	 */
 	WRITE_ONCE(rf->err, obj->kill ||
 		   (rf->real->fop_flags & FOP_REVOKE_ENODEV) ? -ENODEV : -ENXIO);
-	WRITE_ONCE(rf->poll_err, EPOLLERR |
-		   (obj->disconnect ? EPOLLNVAL : EPOLLHUP));
+	/*
+	 * FOP_REVOKE_QUIET: a revoked file never polls ready, for a global
+	 * node whose clients never saw it go away and spin on an error
+	 * they were never given (the ALSA sequencer): they idle instead.
+	 */
+	if ((rf->real->fop_flags & FOP_REVOKE_QUIET) && !obj->disconnect)
+		WRITE_ONCE(rf->poll_err, 0);
+	else
+		WRITE_ONCE(rf->poll_err, EPOLLERR |
+			   (obj->disconnect ? EPOLLNVAL : EPOLLHUP));
 	smp_wmb();	/* pairs with the smp_rmb() in revoke_err() */
 	WRITE_ONCE(rf->revoked, true);
 	if (!obj->disconnect)

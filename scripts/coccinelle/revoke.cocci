@@ -175,7 +175,11 @@ rd(struct file *file, ...)
 // minors through sound/core/revoke.c; each node type gets a ->revoke that
 // wakes its sleepers, and its open-coded wait loops stop for a revoke where
 // they stop for O_NONBLOCK (before sleeping, under the lock the ->revoke
-// wakes under) and for a card shutdown (after waking).
+// wakes under) and for a card shutdown (after waking).  The sequencer's
+// fops get FOP_REVOKE_QUIET: /dev/snd/seq is global and never went away
+// before, so its clients (aseqdump, PipeWire's bridge) loop on poll's
+// EPOLLERR; a revoked seq file polls nothing and they idle, as they do
+// when the card of the ports they use goes away.
 
 // Converted already: running the semantic patch again changes nothing.
 @snd_done depends on patch@
@@ -510,6 +514,7 @@ static const struct file_operations fo = {
 	...,
 	.release = snd_seq_release,
 +	.revoke = snd_seq_revoke,
++	.fop_flags = FOP_REVOKE_QUIET,
 	...
 };
 

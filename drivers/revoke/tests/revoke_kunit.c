@@ -912,6 +912,49 @@ static void revoke_test_no_poll(struct kunit *test)
 }
 
 /*
+ * FOP_REVOKE_QUIET (the ALSA sequencer): a revoked file polls nothing,
+ * its pollers are woken once and find nothing, its operations still fail;
+ * a file disconnected first keeps what a disconnect answers.
+ */
+static void revoke_test_quiet_poll(struct kunit *test)
+{
+	static const struct file_operations quiet_fops = {
+		.owner = THIS_MODULE,
+		.open = kd_open,
+		.release = kd_release,
+		.read = kd_read,
+		.poll = kd_poll,
+		.revoke = kd_revoke,
+		.fop_flags = FOP_REVOKE_QUIET,
+	};
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_poll_entry e = {};
+	struct file *file;
+
+	file = kd_open_fops(test, dev, &quiet_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	init_poll_funcptr(&e.pt, kd_poll_queue);
+	KUNIT_EXPECT_TRUE(test, !vfs_poll(file, &e.pt));
+	KUNIT_ASSERT_NOT_NULL(test, e.whead);
+	revoke_object_revoke(dev->obj);
+	KUNIT_EXPECT_GE(test, e.wakeups, 1);
+	KUNIT_EXPECT_TRUE(test, !e.key);
+	KUNIT_EXPECT_TRUE(test, !vfs_poll(file, NULL));
+	KUNIT_EXPECT_EQ(test, revoke_file_error(file), -ENXIO);
+	remove_wait_queue(e.whead, &e.wait);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+
+	dev = kd_dev_create(test);
+	file = kd_open_fops(test, dev, &quiet_fops, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	revoke_object_disconnect_nowait(dev->obj);
+	KUNIT_EXPECT_TRUE(test, vfs_poll(file, NULL) == (EPOLLERR | EPOLLNVAL));
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
+/*
  * A device that goes away from inside its own ->open (it finds the
  * hardware gone): the kill does not wait for that open, which fails.
  */
@@ -1536,6 +1579,7 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_uring),
 	KUNIT_CASE(revoke_test_flock),
 	KUNIT_CASE(revoke_test_no_poll),
+	KUNIT_CASE(revoke_test_quiet_poll),
 	KUNIT_CASE(revoke_test_kill_in_open),
 	KUNIT_CASE(revoke_test_revoke_once),
 	KUNIT_CASE(revoke_test_disconnect_linear),

@@ -87,8 +87,6 @@ struct client {
 	const char *status;
 	/* ...or if it prints this for a key pressed on the input device. */
 	const char *key_output;
-	/* A known failure of the revoke, reported as XFAIL: why. */
-	const char *known;
 	pid_t pid;
 	struct outcome out[NR_SCENARIOS];
 };
@@ -116,12 +114,12 @@ static struct client clients[] = {
 	{ "amidi -d", { "/usr/bin/amidi", "-p", "hw:VirMIDI,0", "-d" },
 	  { { VIRMIDI, "/dev/snd/midiC%dD0" } } },
 	/*
-	 * Ignores the read error and poll's ERR|HUP, and spins: no unplug
-	 * ever took the global sequencer away.  Open: issue 12, item 4.
+	 * Ignores read errors and polls again: it spun on poll's ERR|HUP
+	 * until the sequencer's revoked files polled nothing
+	 * (FOP_REVOKE_QUIET); now it sleeps in poll, idle.
 	 */
 	{ "aseqdump", { "/usr/bin/aseqdump", "-p", "@SEQ" },
-	  { { SEQ, "/dev/snd/seq" } }, NULL, NULL,
-	  "spins on a revoked /dev/snd/seq (sequencer revoke semantics open)" },
+	  { { SEQ, "/dev/snd/seq" } } },
 	{ "alsactl monitor", { "/usr/sbin/alsactl", "monitor" },
 	  { { DUMMY, "/dev/snd/controlC%d" }, { ALOOP, "/dev/snd/controlC%d" },
 	    { VIRMIDI, "/dev/snd/controlC%d" } } },
@@ -851,8 +849,7 @@ int main(void)
 		if (!r->started)
 			verdict = "FAIL (did not start)";
 		else if (!revoke_good(r, u))
-			verdict = c->known ? "XFAIL (worse than unplug, known)" :
-					     "FAIL (worse than unplug)";
+			verdict = "FAIL (worse than unplug)";
 		else if (!r->new_ok || !u->new_ok)
 			verdict = "FAIL (new instance)";
 		else if (!outcome_good(r))
@@ -879,14 +876,8 @@ int main(void)
 		for (p = name; *p; p++)
 			if (*p == ' ')
 				*p = '_';
-		if (c->known && !rfailed && r->started && r->new_ok &&
-		    !revoke_good(r, u))
-			ksft_test_result_xfail("%s.revoke: %s\n", name,
-					       c->known);
-		else
-			ksft_test_result(!rfailed && r->started &&
-					 r->new_ok && revoke_good(r, u),
-					 "%s.revoke\n", name);
+		ksft_test_result(!rfailed && r->started && r->new_ok &&
+				 revoke_good(r, u), "%s.revoke\n", name);
 		ksft_test_result(!ufailed && u->started && u->new_ok,
 				 "%s.unplug\n", name);
 	}

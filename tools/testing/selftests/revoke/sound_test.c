@@ -394,6 +394,65 @@ TEST(seq_blocked_read)
 	close(fd);
 }
 
+/*
+ * A child that polls @fd for input (or waits on an epoll of it) for 1.5 s,
+ * as aseqdump does: exit status 0 if nothing was reported, 1 if something
+ * was (EPOLLERR and EPOLLHUP are reported whether asked for or not).
+ */
+static pid_t seq_poller(int fd, bool use_epoll)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	pid_t pid = fork();
+	int ep;
+
+	if (pid)
+		return pid;
+	if (!use_epoll)
+		_exit(poll(&pfd, 1, 1500) == 0 ? 0 : 1);
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		_exit(2);
+	_exit(epoll_wait(ep, &ev, 1, 1500) == 0 ? 0 : 1);
+}
+
+/*
+ * A revoked sequencer file polls nothing, ever (FOP_REVOKE_QUIET): its
+ * clients (aseqdump, PipeWire's bridge) poll again at once on EPOLLERR and
+ * spun at 100% CPU; they now sleep in poll until a signal.  Pollers asleep
+ * at the revoke stay asleep, new polls find nothing, and the operations
+ * still fail with ENXIO.
+ */
+TEST(seq_revoked_polls_nothing)
+{
+	struct pollfd pfd = { .events = POLLIN | POLLOUT };
+	struct snd_seq_event ev = {};
+	pid_t poller, epoller;
+	int fd, version;
+
+	fd = open("/dev/snd/seq", O_RDWR | O_NONBLOCK);
+	ASSERT_GE(fd, 0);
+	poller = seq_poller(fd, false);
+	epoller = seq_poller(fd, true);
+	ASSERT_TRUE(wait_state(poller, 'S', 1000));
+	ASSERT_TRUE(wait_state(epoller, 'S', 1000));
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, "/dev/snd/seq", 0), 0);
+	/* Woken by the revoke, they found nothing and slept on. */
+	EXPECT_EQ(reap_within(poller, 5000), 0);
+	EXPECT_EQ(reap_within(epoller, 5000), 0);
+
+	pfd.fd = fd;
+	EXPECT_EQ(poll(&pfd, 1, 100), 0);
+	EXPECT_EQ(pfd.revents, 0);
+	EXPECT_EQ(read(fd, &ev, sizeof(ev)), -1);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(write(fd, &ev, sizeof(ev)), -1);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(ioctl(fd, SNDRV_SEQ_IOCTL_PVERSION, &version), -1);
+	EXPECT_EQ(errno, ENXIO);
+	close(fd);
+}
+
 /* rawmidi (snd-virmidi): a reader blocked on input. */
 TEST(rawmidi_blocked_read)
 {
