@@ -51,16 +51,28 @@
  *     synchronize_rcu(), and wait for the old slot to empty: a write that
  *     started before the call has landed, none lands after it.  Direct I/O
  *     still in flight is waited for with inode_dio_wait();
- *  3. private mappings: pages a process already has mapped are copied
- *     into its own anonymous memory (copy-on-write broken), so it never
- *     sees what the next owner writes and is not killed for reading what
- *     it had; pages it never touched give SIGBUS.  The seed populated and
- *     copied whole mappings instead, which costs memory for pages the
- *     process never used; see Documentation/driver-api/revoke.rst for the
- *     figures.  The bookkeeping is one page (a few words of stack when
- *     even that cannot be had): address spaces are visited in chunks, in
- *     address order, so that neither the number of vmas nor memory
- *     pressure skips a copy;
+ *  3. mappings: first the revoked files' shared mappings lose the file's
+ *     pages, so that none of them sees what the next owner writes while
+ *     the private ones are looked after, which may take long.  Then, in
+ *     private mappings, pages a process already has mapped are copied
+ *     into its own anonymous memory (copy-on-write broken, a fault in its
+ *     address space: charged to its memory cgroup, whose reclaim and OOM
+ *     killer deal with its limit), so it never sees what the next owner
+ *     writes and is not killed for reading what it had; pages it never
+ *     touched give SIGBUS, as do a huge page mapped whole (tmpfs huge=)
+ *     and a page under migration when the walk comes by.
+ *     The seed populated and copied whole mappings instead, which costs
+ *     memory for pages the process never used; see
+ *     Documentation/driver-api/revoke.rst for the figures.  The revoker
+ *     copies at most fs.revoke_private_copy_pages pages per call (16384,
+ *     64 MiB of 4 KiB pages, by default): one holder that maps the file in
+ *     a thousand forks must not make it copy a terabyte.  Past that, the
+ *     pages are zapped with the others (SIGBUS if touched); address spaces
+ *     are served in address order, so one holder can spend the budget of
+ *     the others, all of them holders of the revoked file.  The
+ *     bookkeeping is one page (a few words of stack when even that cannot
+ *     be had): address spaces are visited in chunks, in address order, so
+ *     that neither the number of vmas nor memory pressure skips a copy;
  *  4. zap the file's pages from every mapping (unmap_mapping_range()
  *     without even_cows, so private copies stay).  A fault on a revoked
  *     file's mapping is refused under the page table lock (finish_fault(),
@@ -116,6 +128,7 @@
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/syscalls.h>
+#include <linux/sysctl.h>
 #include <linux/uio.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -453,14 +466,39 @@ struct revoke_scratch {
 	struct mm_struct **mms;
 	unsigned int naddr, max_addr;
 	unsigned int nmms, max_mms;
+	unsigned int budget;		/* pages it may still copy */
 	struct mm_struct *last;		/* highest of the chunk, as found */
 	void *page;
 	unsigned long stack_addr[REVOKE_STACK_ADDRS];
 	struct mm_struct *stack_mms[REVOKE_STACK_MMS];
 };
 
+/*
+ * Pages one revoke copies for private mappings, at most: the bound of the
+ * work a holder can make the revoker do for it (about 6 us of CPU a page).
+ */
+static unsigned int revoke_private_copy_pages __read_mostly = 16384;
+
+static struct ctl_table revoke_sysctls[] = {
+	{
+		.procname	= "revoke_private_copy_pages",
+		.data		= &revoke_private_copy_pages,
+		.maxlen		= sizeof(revoke_private_copy_pages),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+};
+
+static int __init revoke_sysctl_init(void)
+{
+	register_sysctl_init("fs", revoke_sysctls);
+	return 0;
+}
+fs_initcall(revoke_sysctl_init);
+
 static void revoke_scratch_init(struct revoke_scratch *sc)
 {
+	sc->budget = READ_ONCE(revoke_private_copy_pages);
 	sc->page = kmalloc(PAGE_SIZE, GFP_KERNEL | __GFP_NOWARN);
 	if (sc->page) {
 		sc->addr = sc->page;
@@ -489,7 +527,7 @@ static int revoke_cow_pte(pte_t *pte, unsigned long addr, unsigned long next,
 	if (!page || PageAnon(page))
 		return 0;
 	sc->addr[sc->naddr++] = addr;
-	return sc->naddr == sc->max_addr;
+	return sc->naddr == min(sc->max_addr, sc->budget);
 }
 
 static const struct mm_walk_ops revoke_cow_ops = {
@@ -500,15 +538,15 @@ static const struct mm_walk_ops revoke_cow_ops = {
 /*
  * Break copy-on-write for every page of the file mapped in @vma, as a
  * ptrace write would: the process gets a private copy of what it sees now.
- * A page that cannot be copied (no memory for the copy) is zapped with the
- * others and gives SIGBUS if touched.
+ * A page that cannot be copied (no memory for the copy, the budget spent)
+ * is zapped with the others and gives SIGBUS if touched.
  */
 static void revoke_break_cow(struct vm_area_struct *vma,
 			     struct revoke_scratch *sc)
 {
 	unsigned long start = vma->vm_start;
 
-	while (start < vma->vm_end) {
+	while (start < vma->vm_end && sc->budget) {
 		unsigned int i;
 		int ret;
 
@@ -517,6 +555,8 @@ static void revoke_break_cow(struct vm_area_struct *vma,
 					  &revoke_cow_ops, sc);
 		start = ret > 0 ? sc->addr[sc->naddr - 1] + PAGE_SIZE :
 				  vma->vm_end;
+		/* Tried or not, a page found mapped is spent. */
+		sc->budget -= sc->naddr;
 		for (i = 0; i < sc->naddr; i++) {
 			struct page *page;
 
@@ -529,11 +569,16 @@ static void revoke_break_cow(struct vm_area_struct *vma,
 	}
 }
 
+/*
+ * A private mapping of a revoked file of @inode.  Not a read-only shared
+ * one (MAP_SHARED of an O_RDONLY file has VM_MAYSHARE without VM_SHARED):
+ * it has no copy-on-write to break.
+ */
 static bool revoke_private_vma(struct vm_area_struct *vma,
 			       struct inode *inode)
 {
 	return vma->vm_file && file_inode(vma->vm_file) == inode &&
-	       !(vma->vm_flags & VM_SHARED) && file_revoked(vma->vm_file);
+	       !(vma->vm_flags & VM_MAYSHARE) && file_revoked(vma->vm_file);
 }
 
 /*
@@ -615,7 +660,7 @@ static void revoke_private_mm(struct mm_struct *mm, struct inode *inode,
 	for_each_vma(vmi, vma) {
 		if (revoke_private_vma(vma, inode))
 			revoke_break_cow(vma, sc);
-		if (fatal_signal_pending(current))
+		if (fatal_signal_pending(current) || !sc->budget)
 			return;
 		cond_resched();
 	}
@@ -624,8 +669,9 @@ static void revoke_private_mm(struct mm_struct *mm, struct inode *inode,
 /*
  * Copy what the private mappings of @inode's revoked files have mapped,
  * one chunk of address spaces at a time, in address order: bounded memory
- * whatever the number of vmas or processes.  A fatal signal stops the
- * copying; what is left is zapped in step 4 (SIGBUS if touched).  An
+ * whatever the number of vmas or processes, bounded work (the budget).  A
+ * fatal signal stops the copying; what is left is zapped in step 4 (SIGBUS
+ * if touched).  An
  * address space forked from one already visited is not visited: its
  * pages are zapped too.  One whose fork failed half-way (MMF_UNSTABLE:
  * dup_mmap() left a marker, not a vma, in its tree) is about to go, and
@@ -640,6 +686,8 @@ static void revoke_private_maps(struct inode *inode)
 	if (!mapping_mapped(inode->i_mapping))
 		return;
 	revoke_scratch_init(&sc);
+	if (!sc.budget)
+		goto out;
 	do {
 		unsigned int i;
 
@@ -647,8 +695,8 @@ static void revoke_private_maps(struct inode *inode)
 		for (i = 0; i < sc.nmms; i++) {
 			struct mm_struct *mm = sc.mms[i];
 
-			/* Only put the references once killed. */
-			if (!fatal_signal_pending(current) &&
+			/* Only put the references once killed or spent. */
+			if (!fatal_signal_pending(current) && sc.budget &&
 			    !mmap_read_lock_killable(mm)) {
 				revoke_private_mm(mm, inode, &sc);
 				mmap_read_unlock(mm);
@@ -656,8 +704,35 @@ static void revoke_private_maps(struct inode *inode)
 			mmput(mm);
 		}
 		after = sc.last;
-	} while (more && !fatal_signal_pending(current));
+	} while (more && sc.budget && !fatal_signal_pending(current));
+out:
 	kfree(sc.page);
+}
+
+/*
+ * Zap the file's pages from the shared mappings of @inode's revoked files,
+ * read-only ones included (their accesses then fault, and the faults are
+ * refused: SIGBUS) before the private mappings' copies, which may take
+ * long.  The i_mmap lock keeps the vmas, as unmap_mapping_range() relies
+ * on; it is also why hugetlb, whose zap takes it for writing, has no
+ * place here (hugetlbfs is not revocable).
+ */
+static void revoke_zap_shared(struct inode *inode)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct vm_area_struct *vma;
+
+	if (!mapping_mapped(mapping))
+		return;
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, 0, ULONG_MAX) {
+		if ((vma->vm_flags & VM_MAYSHARE) && vma->vm_file &&
+		    !is_vm_hugetlb_page(vma) && file_revoked(vma->vm_file))
+			zap_page_range_single(vma, vma->vm_start,
+					      vma->vm_end - vma->vm_start, NULL);
+		cond_resched();
+	}
+	i_mmap_unlock_read(mapping);
 }
 
 /*
@@ -774,6 +849,7 @@ static int revoke_regular(const struct path *path)
 		return ret;
 
 	inode_dio_wait(inode);
+	revoke_zap_shared(inode);
 	revoke_private_maps(inode);
 	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
 	/* The old PTEs are gone: the next owner may seal. */

@@ -1640,6 +1640,184 @@ TEST_F(files, private_mapping_keeps_what_it_had)
 	close(fd);
 }
 
+#define COPY_SYSCTL	"/proc/sys/fs/revoke_private_copy_pages"
+
+/* fs.revoke_private_copy_pages: its value, or -1. */
+static long copy_pages(void)
+{
+	char buf[32] = "";
+	int fd = open(COPY_SYSCTL, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+static int set_copy_pages(long pages)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", pages);
+	return write_str(COPY_SYSCTL, buf);
+}
+
+/*
+ * The revoker copies at most fs.revoke_private_copy_pages pages for the
+ * private mappings: a holder that maps the file a thousand times cannot
+ * make it copy a thousand times the file.  Past the bound, pages give
+ * SIGBUS; none shows the next owner's data.  A read-only shared mapping
+ * (MAP_SHARED of an O_RDONLY file: no VM_SHARED) is a shared one: SIGBUS,
+ * and none of the budget.
+ */
+TEST_F(files, private_copies_are_bounded)
+{
+	long saved = copy_pages();
+	unsigned int *maps[3], *ro_shared, v;
+	int fd, fd2, ro, i, p, kept = 0, lost = 0;
+	char marker[8];
+
+	ASSERT_GT(saved, 0) TH_LOG("no %s", COPY_SYSCTL);
+	fd = open(self->path, O_RDWR);
+	ASSERT_GE(fd, 0);
+	for (p = 0; p < 4; p++) {
+		snprintf(marker, sizeof(marker), "pg%d_", p);
+		ASSERT_EQ(pwrite(fd, marker, 4, p * PAGE), 4);
+	}
+	for (i = 0; i < 3; i++) {
+		maps[i] = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+		ASSERT_NE(maps[i], MAP_FAILED);
+		for (p = 0; p < 4; p++)
+			ASSERT_FALSE(read_sigbus(&maps[i][p * PAGE / 4], &v));
+	}
+	/* Mapped last, the lowest address: the first the walk meets. */
+	ro = open(self->path, O_RDONLY);
+	ASSERT_GE(ro, 0);
+	ro_shared = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, ro, 0);
+	ASSERT_NE(ro_shared, MAP_FAILED);
+	for (p = 0; p < 4; p++)
+		ASSERT_FALSE(read_sigbus(&ro_shared[p * PAGE / 4], &v));
+	ASSERT_EQ(set_copy_pages(5), 0);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
+	ASSERT_EQ(set_copy_pages(saved), 0);
+	fd2 = open(self->path, O_RDWR);
+	ASSERT_GE(fd2, 0);
+	for (p = 0; p < 4; p++)
+		ASSERT_EQ(pwrite(fd2, "NEW!", 4, p * PAGE), 4);
+
+	for (i = 0; i < 3; i++) {
+		for (p = 0; p < 4; p++) {
+			snprintf(marker, sizeof(marker), "pg%d_", p);
+			if (read_sigbus(&maps[i][p * PAGE / 4], &v)) {
+				lost++;
+			} else {
+				EXPECT_EQ(memcmp(&v, marker, 4), 0);
+				kept++;
+			}
+		}
+		munmap(maps[i], 4 * PAGE);
+	}
+	/* 12 pages mapped, 5 kept: before the bound, all 12 were copied. */
+	EXPECT_EQ(kept, 5);
+	EXPECT_EQ(lost, 7);
+	for (p = 0; p < 4; p++)
+		EXPECT_TRUE(read_sigbus(&ro_shared[p * PAGE / 4], &v));
+	munmap(ro_shared, 4 * PAGE);
+	close(ro);
+	close(fd2);
+	close(fd);
+}
+
+/* The anonymous memory of @pid, in kB (/proc/PID/smaps_rollup), or -1. */
+static long anon_kb(pid_t pid)
+{
+	char path[64], line[128];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Anonymous: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Shared mappings lose the file before the private mappings' copies are
+ * made, which take long (8,192 pages here): when the readers of a shared
+ * mapping get SIGBUS, the copies of the private mapping (the parent's
+ * anonymous memory) are not made yet.  Before, a shared mapping read the
+ * file (the next owner's writes, had it opened it already) until they
+ * were all made.  A read-only one (MAP_SHARED of an O_RDONLY file:
+ * VM_MAYSHARE without VM_SHARED) is a shared one too.
+ */
+TEST(shared_mappings_go_before_private_copies)
+{
+	const char *path = "/dev/shm/revoke-shared-first";
+	const size_t len = 8192 * PAGE;
+	struct {
+		double sigbus[2];
+		long anon_kb[2];	/* the parent's copies then */
+		int ready;
+	} *sh;
+	pid_t readers[2], parent = getpid();
+	double t0, t1;
+	char *priv;
+	int fd, i;
+
+	sh = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(sh, MAP_FAILED);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, len), 0);
+	priv = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	ASSERT_NE(priv, MAP_FAILED);
+
+	for (i = 0; i < 2; i++) {
+		readers[i] = fork();
+		if (readers[i] == 0) {
+			int rfd = open(path, i ? O_RDONLY : O_RDWR);
+			unsigned int *shared, v;
+
+			shared = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, rfd, 0);
+			if (shared == MAP_FAILED)
+				_exit(2);
+			__atomic_add_fetch(&sh->ready, 1, __ATOMIC_RELEASE);
+			while (!read_sigbus(shared, &v))
+				;
+			sh->sigbus[i] = now_sec();
+			sh->anon_kb[i] = anon_kb(parent);
+			_exit(0);
+		}
+	}
+	while (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE) < 2)
+		usleep(1000);
+	t0 = now_sec();
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, path, 0), 0);
+	t1 = now_sec();
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(reap_within(readers[i], 10000), 0);
+		ksft_print_msg("revokeat %.1f ms; %s map lost at %.1f ms, %ld of %zu kB copied\n",
+			       (t1 - t0) * 1e3, i ? "read-only" : "writable",
+			       (sh->sigbus[i] - t0) * 1e3, sh->anon_kb[i],
+			       len / 1024);
+		/* Lost before the copies were made (a few may be since). */
+		EXPECT_LT(sh->anon_kb[i], len / 1024 / 4);
+	}
+	EXPECT_GE(anon_kb(parent), len / 1024);
+	munmap(priv, len);
+	close(fd);
+	unlink(path);
+	munmap(sh, PAGE);
+}
+
 TEST_F(files, locks_go_with_the_file)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
