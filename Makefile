@@ -9,8 +9,10 @@
 #   make guest-test  user-space tests in the booted guest
 #   make lint        checkpatch, kernel-doc, sparse, W=1
 #   make bench       benchmarks in non-debug guests (-icount), feature on and off
-#   make stress      revoke storms, 10 minutes at -smp 2 and 4 (STRESS_SECONDS=,
-#                    STRESS_TARGETS=revoke_test,tmpfs,snd_ctl,evdev, STRESS_SMP=)
+#   make stress      revoke storms, 10 minutes at -smp 2 and 4, leak cycles,
+#                    kmemleak, trinity (STRESS_SECONDS=, STRESS_TARGETS=revoke_test,
+#                    tmpfs,ext4,snd_ctl,snd_pcm,snd_aloop,evdev, STRESS_SMP=,
+#                    STRESS_CYCLES=, STRESS_TRINITY=)
 #   make series      the series as patches to post, in build/series/
 #   make series-check  apply build/series to a pristine tree, build every commit
 #   make clean       remove build/

@@ -12,7 +12,7 @@ PATTERN='WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault|
 'suspicious RCU usage|UBSAN:|list_add corruption|list_del corruption|'\
 'Call Trace:|---\[ end trace|refcount_t:|use-after-free|double-free|'\
 'sleeping function called from invalid context|scheduling while atomic|'\
-'Unable to handle|kmemleak|segfault at|Leaked (POSIX|FLOCK|LEASE) lock'
+'Unable to handle|suspected memory leak|segfault at|Leaked (POSIX|FLOCK|LEASE) lock'
 
 bad=0
 for log in "$@"; do

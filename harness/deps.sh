@@ -7,7 +7,7 @@ PKGS="patch linux-source-6.12 gcc make flex bison bc cpio kmod libelf-dev libssl
       python3 python3-sphinx python3-ply python3-git groff-base perl ccache sparse coccinelle qemu-system-x86 qemu-system-data
       busybox-static libc6-dev git rsync file e2fsprogs
       alsa-utils evtest libinput-tools pipewire-bin libpipewire-0.3-modules
-      libspa-0.2-modules"
+      libspa-0.2-modules trinity"
 
 stage "deps: Debian packages"
 # The guest is x86_64 and the clients are Debian 12's own binaries.

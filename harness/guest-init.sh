@@ -30,6 +30,12 @@ for arg in $(cat /proc/cmdline); do
 	revoke.targets=*) export REVOKE_STORM_TARGETS=${arg#revoke.targets=} ;;
 	revoke.timeout=*) timeout=${arg#revoke.timeout=} ;;
 	revoke.nokill) export REVOKE_STORM_NOKILL=1 ;;
+	revoke.unplug=*) export REVOKE_STORM_UNPLUG=${arg#revoke.unplug=} ;;
+	# make stress: open/revoke/close cycles per target, kmemleak's
+	# verdict required, trinity's seconds.
+	revoke.cycles=*) export REVOKE_LEAK_CYCLES=${arg#revoke.cycles=} ;;
+	revoke.kmemleak) export REVOKE_KMEMLEAK=1 ;;
+	revoke.trinity=*) export REVOKE_TRINITY=${arg#revoke.trinity=} ;;
 	esac
 done
 

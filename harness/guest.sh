@@ -87,10 +87,10 @@ CLIENT_PROGS="/usr/bin/aplay /usr/bin/arecord /usr/bin/speaker-test
 	/usr/bin/amidi /usr/bin/aseqdump /usr/sbin/alsactl /usr/bin/amixer
 	/usr/bin/evtest /usr/bin/libinput /usr/libexec/libinput/libinput-debug-events
 	/usr/bin/pipewire /usr/bin/pw-cat /usr/bin/pw-link
-	/usr/bin/timeout"
+	/usr/bin/timeout /usr/bin/trinity"
 # (/usr/bin/timeout is GNU's, for the kselftest runner: it needs
 # --foreground, which busybox's lacks, and runs tests without a limit
-# if it is missing.)
+# if it is missing.  trinity is storm_test's fuzzer in make stress.)
 # What PipeWire loads: the modules and SPA plugins of harness/guest-pipewire.sh
 # and of its clients' client.conf.
 PW_MODS=/usr/lib/x86_64-linux-gnu/pipewire-0.3/libpipewire-module
