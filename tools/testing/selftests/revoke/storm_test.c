@@ -1090,7 +1090,15 @@ static long file_nr(void)
 	return n;
 }
 
-static double env_seconds(const char *name, double def)
+/* The counters shared by the processes of one run, zeroed; or MAP_FAILED. */
+static struct shared *shared_map(void)
+{
+	return mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+}
+
+/* A number from the environment variable @name, or @def. */
+static double env_number(const char *name, double def)
 {
 	const char *s = getenv(name);
 
@@ -1099,7 +1107,7 @@ static double env_seconds(const char *name, double def)
 
 static double storm_seconds(void)
 {
-	double s = env_seconds("REVOKE_STORM_SECONDS", 3);
+	double s = env_number("REVOKE_STORM_SECONDS", 3);
 
 	return s > 0 ? s : 3;
 }
@@ -1126,7 +1134,7 @@ static void run_storm(struct __test_metadata *_metadata, const char *name)
 	int npids = 0, i, e;
 	struct target t;
 	uint64_t end, next_unplug, seen_o = 0, seen_ns = 0, ops = 0;
-	double every = env_seconds("REVOKE_STORM_UNPLUG", 1);
+	double every = env_number("REVOKE_STORM_UNPLUG", 1);
 	long base, after = -1, slack;
 	pid_t watchdog, unbind = 0;
 	char hist[512] = "";
@@ -1136,8 +1144,7 @@ static void run_storm(struct __test_metadata *_metadata, const char *name)
 		ksft_print_msg("storm %s: not in REVOKE_STORM_TARGETS\n", name);
 		return;
 	}
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared_map();
 	ASSERT_NE(sh, MAP_FAILED);
 	tgt = &t;
 	ASSERT_EQ(target_setup(&t, name), 0)
@@ -1396,7 +1403,7 @@ out:
  */
 static void run_cycles(struct __test_metadata *_metadata, const char *name)
 {
-	long n = env_seconds("REVOKE_LEAK_CYCLES", 200);
+	long n = env_number("REVOKE_LEAK_CYCLES", 200);
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	unsigned int seed = 1;
 	struct usage a, b;
@@ -1407,8 +1414,7 @@ static void run_cycles(struct __test_metadata *_metadata, const char *name)
 		ksft_print_msg("cycles %s: not asked for\n", name);
 		return;
 	}
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared_map();
 	ASSERT_NE(sh, MAP_FAILED);
 	tgt = &t;
 	sigaction(SIGBUS, &sa, NULL);
@@ -1581,7 +1587,7 @@ static pid_t trinity_start(void)
  */
 static void run_trinity(struct __test_metadata *_metadata)
 {
-	double secs = env_seconds("REVOKE_TRINITY", 0);
+	double secs = env_number("REVOKE_TRINITY", 0);
 	char paths[64][300];
 	struct target snd, kbd;
 	uint64_t end, revokes = 0;
@@ -1596,8 +1602,7 @@ static void run_trinity(struct __test_metadata *_metadata)
 		ksft_print_msg("trinity: not in the initramfs\n");
 		ASSERT_EQ(access("/usr/bin/trinity", X_OK), 0);
 	}
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared_map();
 	ASSERT_NE(sh, MAP_FAILED);
 	ASSERT_EQ(target_setup(&kbd, "evdev"), 0);
 	n = device_nodes(paths, 64);
