@@ -19,6 +19,14 @@
  * and take a reference with kref_get_unless_zero(); objects are freed after
  * a grace period.  Registration and removal are serialized by
  * revoke_chrdevs_mutex so that a range is checked and stored at once.
+ *
+ * A subsystem that multiplexes minors behind one cdev (ALSA) knows which
+ * of its numbers have a device and which of those devices can be
+ * revoked; the cdev layer does not.  It stores what revokeat(2) answers
+ * for the numbers without an object as value entries, one per number
+ * (storing into a multi-index entry would replace all of it), with
+ * revoke_chrdev_set_error().  An object registered over such an entry
+ * puts it back when it goes.
  */
 
 #include <linux/cdev.h>
@@ -33,6 +41,50 @@
 static DEFINE_XARRAY(revoke_chrdevs);
 static DEFINE_MUTEX(revoke_chrdevs_mutex);
 
+/* The value entry that makes revokeat(2) answer @error, or NULL for 0. */
+static void *revoke_chrdev_error_entry(int error)
+{
+	return error ? xa_mk_value(-error) : NULL;
+}
+
+/*
+ * Store @entry (NULL or a value entry) at every number of the range, one
+ * by one.  Called with revoke_chrdevs_mutex held.
+ */
+static int revoke_chrdev_fill(unsigned long first, unsigned long last,
+			      void *entry)
+{
+	unsigned long index;
+	int ret;
+
+	for (index = first; index <= last; index++) {
+		ret = xa_err(xa_store(&revoke_chrdevs, index, entry,
+				      GFP_KERNEL));
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Does an object own a number of the range?  If not, the entry at @first,
+ * what the range answers without an object.  Called with
+ * revoke_chrdevs_mutex held.
+ */
+static bool revoke_chrdev_owned(unsigned long first, unsigned long last,
+				void **prev)
+{
+	unsigned long index;
+	void *entry;
+
+	*prev = xa_load(&revoke_chrdevs, first);
+	xa_for_each_range(&revoke_chrdevs, index, entry, first, last)
+		if (!xa_is_value(entry))
+			return true;
+	return false;
+}
+
 /**
  * revoke_chrdev_register - make an object reachable by device number
  * @obj: the object
@@ -42,7 +94,8 @@ static DEFINE_MUTEX(revoke_chrdevs_mutex);
  * After this, revokeat(2) on any char device node whose number is in the
  * range revokes @obj.  Subsystems that multiplex minors behind one cdev
  * register one object per minor; revocable cdevs are registered by
- * cdev_add().
+ * cdev_add().  What revoke_chrdev_set_error() stored at @dev is restored
+ * when @obj is unregistered.
  *
  * Context: Process context, may sleep.  Takes revoke_chrdevs_mutex.
  * Return: 0; -EINVAL for an empty range; -EBUSY if @obj is registered
@@ -52,15 +105,14 @@ int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count)
 {
 	unsigned long first = dev, last = (unsigned long)dev + count - 1;
-	unsigned long index = first;
+	void *prev;
 	int ret = 0;
 
 	if (!count)
 		return -EINVAL;
 
 	mutex_lock(&revoke_chrdevs_mutex);
-	if (obj->chr_count ||
-	    xa_find(&revoke_chrdevs, &index, last, XA_PRESENT)) {
+	if (obj->chr_count || revoke_chrdev_owned(first, last, &prev)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -70,6 +122,7 @@ int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 		goto out;
 	obj->chr_dev = dev;
 	obj->chr_count = count;
+	obj->chr_prev = prev;
 out:
 	mutex_unlock(&revoke_chrdevs_mutex);
 	return ret;
@@ -80,20 +133,80 @@ EXPORT_SYMBOL_GPL(revoke_chrdev_register);
  * revoke_chrdev_unregister - stop finding an object by device number
  * @obj: the object, registered or not
  *
+ * The numbers answer again what they answered before @obj was registered.
+ *
  * Context: Process context, may sleep.  Takes revoke_chrdevs_mutex.
  */
 void revoke_chrdev_unregister(struct revoke_object *obj)
 {
+	unsigned long first = obj->chr_dev;
+
 	mutex_lock(&revoke_chrdevs_mutex);
 	if (obj->chr_count) {
-		xa_store_range(&revoke_chrdevs, obj->chr_dev,
-			       (unsigned long)obj->chr_dev + obj->chr_count - 1,
-			       NULL, GFP_KERNEL);
+		unsigned long last = first + obj->chr_count - 1;
+
+		/*
+		 * A multi-index entry goes first: storing into one of its
+		 * numbers would store into all of them.  Failing to
+		 * allocate, numbers answer as if no error had been set
+		 * (-EOPNOTSUPP or -ENXIO, after the cdevs).
+		 */
+		if (last > first || !obj->chr_prev)
+			xa_store_range(&revoke_chrdevs, first, last, NULL,
+				       GFP_KERNEL);
+		if (obj->chr_prev)
+			revoke_chrdev_fill(first, last, obj->chr_prev);
 		obj->chr_count = 0;
 	}
 	mutex_unlock(&revoke_chrdevs_mutex);
 }
 EXPORT_SYMBOL_GPL(revoke_chrdev_unregister);
+
+/**
+ * revoke_chrdev_set_error - say what revokeat(2) answers for device numbers
+ * @dev: the first device number
+ * @count: how many consecutive device numbers
+ * @error: -ENXIO (no device has the number), -EOPNOTSUPP (its device
+ *	cannot be revoked), or 0 to forget what was set
+ *
+ * For subsystems that multiplex minors behind one cdev, whose numbers all
+ * look alike to the cdev layer: without this, revokeat(2) on a node of a
+ * minor without an object answers -EOPNOTSUPP, as for a cdev whose driver
+ * has no ->revoke, even when no device has that minor.  Such a subsystem
+ * sets -ENXIO over its whole range once, registers an object per
+ * revocable device and sets -EOPNOTSUPP for its other devices.  Numbers
+ * that an object owns keep it; what is set for them takes effect when the
+ * object is unregistered.
+ *
+ * Context: Process context, may sleep.  Takes revoke_chrdevs_mutex.
+ * Return: 0; -EINVAL for an empty range or another @error; -ENOMEM, with
+ * part of the range set.
+ */
+int revoke_chrdev_set_error(dev_t dev, unsigned int count, int error)
+{
+	unsigned long first = dev, last = (unsigned long)dev + count - 1;
+	void *entry = revoke_chrdev_error_entry(error);
+	unsigned long index;
+	int ret = 0;
+
+	if (!count || (error && error != -ENXIO && error != -EOPNOTSUPP))
+		return -EINVAL;
+
+	mutex_lock(&revoke_chrdevs_mutex);
+	for (index = first; index <= last && !ret; index++) {
+		struct revoke_object *obj = xa_load(&revoke_chrdevs, index);
+
+		if (obj && !xa_is_value(obj)) {
+			/* Its whole range shares the entry it restores. */
+			obj->chr_prev = entry;
+			continue;
+		}
+		ret = revoke_chrdev_fill(index, index, entry);
+	}
+	mutex_unlock(&revoke_chrdevs_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(revoke_chrdev_set_error);
 
 /* The object registered for @dev, with a reference, or NULL. */
 struct revoke_object *revoke_chrdev_get(dev_t dev)
@@ -102,7 +215,8 @@ struct revoke_object *revoke_chrdev_get(dev_t dev)
 
 	rcu_read_lock();
 	obj = xa_load(&revoke_chrdevs, dev);
-	if (obj && !kref_get_unless_zero(&obj->kref))
+	if (xa_is_value(obj) ||
+	    (obj && !kref_get_unless_zero(&obj->kref)))
 		obj = NULL;
 	rcu_read_unlock();
 	return obj;
@@ -115,15 +229,21 @@ struct revoke_object *revoke_chrdev_get(dev_t dev)
  * Context: Process context, may sleep.
  * Return: 0 once every file of the device is revoked; -EOPNOTSUPP if its
  * driver does not support revocation; -ENXIO if no driver has the number;
+ * or what revoke_chrdev_set_error() stored for it;
  * -EINTR if a fatal signal stopped the wait, see revoke_object_revoke().
  */
 int revoke_chrdev(dev_t dev)
 {
 	struct revoke_object *obj = revoke_chrdev_get(dev);
+	void *entry;
 	int ret;
 
-	if (!obj)
+	if (!obj) {
+		entry = xa_load(&revoke_chrdevs, dev);
+		if (xa_is_value(entry))
+			return -(int)xa_to_value(entry);
 		return cdev_mapped(dev) ? -EOPNOTSUPP : -ENXIO;
+	}
 	ret = revoke_object_revoke(obj);
 	revoke_object_put(obj);
 	return ret;

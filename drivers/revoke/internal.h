@@ -64,6 +64,7 @@ struct revoke_object {
 	/* Char device numbers, see revoke_chrdev_register(). */
 	dev_t chr_dev;
 	unsigned int chr_count;
+	void *chr_prev;			/* the value entry it replaced */
 
 	struct rcu_head rcu;
 };

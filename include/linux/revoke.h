@@ -68,6 +68,7 @@ void revoke_file_disconnect_nowait(struct file *file);
 int revoke_chrdev_register(struct revoke_object *obj, dev_t dev,
 			   unsigned int count);
 void revoke_chrdev_unregister(struct revoke_object *obj);
+int revoke_chrdev_set_error(dev_t dev, unsigned int count, int error);
 
 /* For fs/char_dev.c: revocable cdevs (those whose fops have ->revoke). */
 int revoke_cdev_add(struct cdev *cdev);

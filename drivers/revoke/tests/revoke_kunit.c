@@ -1765,10 +1765,72 @@ static void revoke_test_registry(struct kunit *test)
 	revoke_object_put(b);
 }
 
+/*
+ * What revokeat(2) answers for numbers without an object, as a subsystem
+ * that multiplexes minors sets it; objects registered over such numbers,
+ * and what they leave when they go.  Nobody has major 511: without an
+ * error set, its numbers answer -ENXIO.
+ */
+static void revoke_test_registry_errors(struct kunit *test)
+{
+	struct revoke_object *a, *b, *found;
+	dev_t base = MKDEV(511, 200);
+
+	a = revoke_object_create();
+	b = revoke_object_create();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_set_error(base, 0, -ENXIO), -EINVAL);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_set_error(base, 8, -EPERM), -EINVAL);
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_set_error(base, 8, -EOPNOTSUPP), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 7), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 8), -ENXIO);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 3));
+
+	/* One number: the others keep their error. */
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_register(a, base + 3, 1), 0);
+	found = revoke_chrdev_get(base + 3);
+	KUNIT_EXPECT_PTR_EQ(test, found, a);
+	revoke_object_put(found);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 2), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 4), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(b, base + 2, 2), -EBUSY);
+	/* Over an error set for the numbers of a range, a range. */
+	KUNIT_EXPECT_EQ(test, revoke_chrdev_register(b, base + 4, 3), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 7), -EOPNOTSUPP);
+
+	/* Their errors come back when they go, as set meanwhile. */
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_set_error(base, 8, -ENXIO), 0);
+	found = revoke_chrdev_get(base + 5);
+	KUNIT_EXPECT_PTR_EQ(test, found, b);
+	revoke_object_put(found);
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_set_error(base + 3, 1, -EOPNOTSUPP), 0);
+	revoke_chrdev_unregister(a);
+	revoke_chrdev_unregister(b);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 3));
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 5));
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 2), -ENXIO);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 6), -ENXIO);
+	/* A number a range's entry covered takes a single object alone. */
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_register(a, base + 5, 1), 0);
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 4));
+	KUNIT_EXPECT_NULL(test, revoke_chrdev_get(base + 6));
+	revoke_chrdev_unregister(a);
+
+	KUNIT_ASSERT_EQ(test, revoke_chrdev_set_error(base, 8, 0), 0);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(base + 3), -ENXIO);
+	revoke_object_put(a);
+	revoke_object_put(b);
+}
+
 static struct kunit_case revoke_chrdev_cases[] = {
 	KUNIT_CASE(revoke_test_cdev_unplug),
 	KUNIT_CASE(revoke_test_cdev_plain),
 	KUNIT_CASE(revoke_test_registry),
+	KUNIT_CASE(revoke_test_registry_errors),
 	{}
 };
 
