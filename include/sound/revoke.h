@@ -39,6 +39,8 @@ static inline long snd_revoke_pcm_error(const struct file *file, long err)
 }
 
 #ifdef CONFIG_REVOKE
+int snd_revoke_init(void);
+void snd_revoke_exit(void);
 int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 			const struct file_operations *f_ops,
 			void *private_data);
@@ -50,6 +52,15 @@ void snd_revoke_release_power_wait(struct snd_card *card,
 				   const struct file *file);
 void snd_revoke_power_wake(struct snd_card *card);
 #else
+static inline int snd_revoke_init(void)
+{
+	return 0;
+}
+
+static inline void snd_revoke_exit(void)
+{
+}
+
 static inline int snd_revoke_register(int type, unsigned int minor,
 				      dev_t devt,
 				      const struct file_operations *f_ops,

@@ -250,6 +250,38 @@ int snd_unregister_device(struct device *dev)
 	...+>
 }
 
+// The minors without a device answer ENXIO, not EOPNOTSUPP.
+@depends on snd_core@
+identifier major;
+@@
+static int __init alsa_sound_init(void)
+{
+	...
+	if (register_chrdev(major, "alsa", &snd_fops)) {
+		...
+	}
++	if (snd_revoke_init() < 0) {
++		unregister_chrdev(major, "alsa");
++		return -ENOMEM;
++	}
+	if (snd_info_init() < 0) {
++		snd_revoke_exit();
+		unregister_chrdev(major, "alsa");
+		return -ENOMEM;
+	}
+	...
+}
+
+@depends on snd_core@
+identifier major;
+@@
+static void __exit alsa_sound_exit(void)
+{
+	...
++	snd_revoke_exit();
+	unregister_chrdev(major, "alsa");
+}
+
 @depends on snd_core@
 @@
 #include <sound/initval.h>

@@ -38,7 +38,10 @@
  * hwdep minors whose backend implements ->read (the FireWire and some USB
  * devices) sleep where the ALSA core cannot wake them, so they stay
  * unrevocable (revokeat(2) answers -EOPNOTSUPP) until their backends learn
- * to.
+ * to.  The char device layer cannot tell such a minor from one that has no
+ * device: the ALSA core tells the framework which is which, and
+ * revokeat(2) on a node of a minor without a device answers -ENXIO, as for
+ * any other number without a driver.
  *
  * Locking: snd_revoke_mutex protects snd_revoke_objs[]; it nests inside
  * sound_mutex and is never held across a driver call.
@@ -85,6 +88,40 @@ static void snd_revoke_pcm_fill(void *page, pgoff_t pgoff)
 }
 
 /**
+ * snd_revoke_init - tell the revoke framework about the ALSA minors
+ *
+ * Called by alsa_sound_init() once the "alsa" char device is registered:
+ * until a device registers a minor, revokeat(2) on its number answers
+ * -ENXIO, not the -EOPNOTSUPP of a char device whose driver cannot be
+ * revoked.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int snd_revoke_init(void)
+{
+	int err;
+
+	err = revoke_chrdev_set_error(MKDEV(snd_major, 0), SNDRV_OS_MINORS,
+				      -ENXIO);
+	if (err)
+		snd_revoke_exit();
+	return err;
+}
+
+/**
+ * snd_revoke_exit - undo snd_revoke_init()
+ *
+ * Called by alsa_sound_exit(), when no minor is registered.
+ *
+ * Context: Process context; may sleep.
+ */
+void snd_revoke_exit(void)
+{
+	revoke_chrdev_set_error(MKDEV(snd_major, 0), SNDRV_OS_MINORS, 0);
+}
+
+/**
  * snd_revoke_register - make an ALSA minor revocable
  * @type: the device type, SNDRV_DEVICE_TYPE_XXX
  * @minor: the minor number
@@ -92,8 +129,9 @@ static void snd_revoke_pcm_fill(void *page, pgoff_t pgoff)
  * @f_ops: the node's file operations
  * @private_data: the node's private data, as given to snd_register_device()
  *
- * Called by snd_register_device() before it adds the device.  Nodes whose
- * @f_ops have no ->revoke are left alone.
+ * Called by snd_register_device() before it adds the device.  Nodes that
+ * cannot be revoked are opened as before, and revokeat(2) answers
+ * -EOPNOTSUPP for them.
  *
  * Context: Process context; may sleep.  Called with sound_mutex held.
  * Return: 0 or a negative error code.
@@ -108,7 +146,7 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
 	if (WARN_ON(minor >= SNDRV_OS_MINORS))
 		return -EINVAL;
 	if (!snd_revoke_supported(type, f_ops, private_data))
-		return 0;
+		return revoke_chrdev_set_error(devt, 1, -EOPNOTSUPP);
 	obj = revoke_object_create();
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
@@ -136,8 +174,9 @@ int snd_revoke_register(int type, unsigned int minor, dev_t devt,
  * snd_revoke_unregister - revoke an ALSA minor for good
  * @minor: the minor number
  *
- * Called by snd_unregister_device().  revokeat(2) stops finding the node,
- * and its open files are disconnected: see the top of this file.
+ * Called by snd_unregister_device().  revokeat(2) stops finding the node
+ * (it answers -ENXIO for the minor again), and its open files are
+ * disconnected: see the top of this file.
  *
  * Context: Process context; may sleep.  Called with sound_mutex held, and
  * from disconnect paths that hold the node's open_mutex.
@@ -152,8 +191,11 @@ void snd_revoke_unregister(unsigned int minor)
 		obj = snd_revoke_objs[minor];
 		snd_revoke_objs[minor] = NULL;
 	}
-	if (!obj)
+	if (!obj) {
+		/* Overwriting an entry: no allocation, no failure. */
+		revoke_chrdev_set_error(MKDEV(snd_major, minor), 1, -ENXIO);
 		return;
+	}
 	revoke_chrdev_unregister(obj);
 	revoke_object_disconnect_nowait(obj);
 	revoke_object_put(obj);
