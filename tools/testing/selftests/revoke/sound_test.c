@@ -8,6 +8,7 @@
  */
 
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <sound/asequencer.h>
 
 #include "../kselftest_harness.h"
@@ -527,8 +528,7 @@ TEST_F(dummy, card_unplug)
 	if (!child) {
 		int ret = sys_revokeat(AT_FDCWD, self->pcm, 0);
 
-		_exit(ret == 0 || errno == ENOENT || errno == ENXIO ||
-		      errno == EOPNOTSUPP ? 0 : 1);
+		_exit(ret == 0 || errno == ENOENT || errno == ENXIO ? 0 : 1);
 	}
 	/*
 	 * The unbind waits for the last close of the card's files: not
@@ -582,6 +582,58 @@ TEST_F(dummy, card_unplug)
 	ASSERT_GE(pcm, 0);
 	EXPECT_EQ(pcm_setup(pcm, SNDRV_PCM_ACCESS_RW_INTERLEAVED), 0);
 	close(pcm);
+}
+
+/*
+ * Every ALSA node is a minor of the one "alsa" char device: a node whose
+ * minor has no device (never had, or its card is gone) leads to no
+ * driver, and revokeat() says so with ENXIO, as for any number without a
+ * driver, not with the EOPNOTSUPP of a device that cannot be revoked.  A
+ * session manager revoking the nodes it remembers while a card is
+ * unplugged must be able to tell the two apart.
+ */
+TEST_F(dummy, gone_minor_answers_enxio)
+{
+	const char *copy = "/tmp/revoke-gone-pcm", *unused = "/tmp/revoke-no-minor";
+	char sysfs[64];
+	struct stat st;
+	int minor;
+
+	ASSERT_EQ(stat(self->pcm, &st), 0);
+	/* A minor no device has: ALSA hands them out from the bottom. */
+	for (minor = 255; minor > 0; minor--) {
+		snprintf(sysfs, sizeof(sysfs), "/sys/dev/char/%u:%d",
+			 major(st.st_rdev), minor);
+		if (access(sysfs, F_OK))
+			break;
+	}
+	ASSERT_GT(minor, 0);
+	unlink(copy);
+	unlink(unused);
+	ASSERT_EQ(mknod(copy, S_IFCHR | 0600, st.st_rdev), 0);
+	ASSERT_EQ(mknod(unused, S_IFCHR | 0600,
+			makedev(major(st.st_rdev), minor)), 0);
+
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, unused, 0), -1);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, copy, 0), 0);
+
+	ASSERT_EQ(sysfs_write(DUMMY_DRV "unbind", "snd_dummy.0"), 0);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, copy, 0), -1);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(open(copy, O_RDWR), -1);
+	EXPECT_EQ(errno, ENODEV);
+	ASSERT_EQ(sysfs_write(DUMMY_DRV "bind", "snd_dummy.0"), 0);
+
+	self->card = find_card("Dummy");
+	ASSERT_GE(self->card, 0);
+	node(self->pcm, sizeof(self->pcm), "/dev/snd/pcmC%dD0p", self->card);
+	ASSERT_EQ(stat(self->pcm, &st), 0);
+	ASSERT_EQ(unlink(copy), 0);
+	ASSERT_EQ(mknod(copy, S_IFCHR | 0600, st.st_rdev), 0);
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, copy, 0), 0);
+	EXPECT_EQ(unlink(copy), 0);
+	EXPECT_EQ(unlink(unused), 0);
 }
 
 TEST_HARNESS_MAIN

@@ -129,12 +129,6 @@ struct shared {
 static struct shared *sh;
 static struct target *tgt;
 
-/* Is the target an ALSA node? */
-static bool t_is_snd(void)
-{
-	return tgt->pdrv;
-}
-
 /* The latest unplug start when this process's current operation began. */
 static uint64_t op_unplug;
 
@@ -991,15 +985,9 @@ static void revoker(int id)
 		if (sys_revokeat(AT_FDCWD, path, 0)) {
 			int err = errno;
 
-			/*
-			 * No node while the device is unplugged; or a node
-			 * of an ALSA minor gone from under the "alsa" char
-			 * device, which revokeat() cannot tell from a minor
-			 * that is not revocable (EOPNOTSUPP).
-			 */
+			/* No node, or no device, while it is unplugged. */
 			if (((gen & 1) || gen != unplug_gen()) &&
-			    (err == ENOENT || err == ENODEV || err == ENXIO ||
-			     (err == EOPNOTSUPP && t_is_snd()))) {
+			    (err == ENOENT || err == ENODEV || err == ENXIO)) {
 				usleep(1000);
 				continue;
 			}
