@@ -450,6 +450,7 @@ static int check_file_revoked(int fd, const char *other)
 	struct stat st;
 	loff_t off = 0;
 	int ofd, pfds[2], n;
+	long res;
 
 	if (read(fd, buf, 1) != -1 || errno != EBADF)
 		return 1;
@@ -506,8 +507,11 @@ static int check_file_revoked(int fd, const char *other)
 	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) != -1 ||
 	    errno != EBADF)
 		return 23;
-	if (aio_fsync_result(fd) != -EBADF)
+	res = aio_fsync_result(fd);
+	if (res != -EBADF) {
+		ksft_print_msg("AIO fsync of a revoked file: %ld\n", res);
 		return 24;
+	}
 	if (uring_sync_result(fd, IORING_OP_FSYNC) != -EBADF)
 		return 25;
 	if (uring_sync_result(fd, IORING_OP_SYNC_FILE_RANGE) != -EBADF)
