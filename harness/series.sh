@@ -10,7 +10,8 @@
 #                      the pristine source (whose commit must be the series'
 #                      base), and build every commit: vmlinux of
 #                      configs/small.config plus configs/revoke.config and
-#                      the revoke KUnit suites, in $BUILD/series-check/
+#                      the revoke KUnit suites, in $BUILD/series-check/,
+#                      and the tip with CONFIG_REVOKE off (build.sh small-off)
 . "$(dirname "$0")/lib.sh"
 
 OUT=$BUILD/series
@@ -134,6 +135,17 @@ check() {
 		fi
 	done
 	grep -q '^CONFIG_REVOKE=y' "$obj/.config" || { info "CONFIG_REVOKE is not set at the tip"; failed=$((failed + 1)); }
+	# The tip links without the framework too: the !CONFIG_REVOKE stubs
+	# and the converted ALSA and input code.
+	start=$(date +%s)
+	status=ok
+	if ! bash "$TOP/harness/build.sh" small-off >"$dir/build-off.log" 2>&1 ||
+		grep -q ': warning:' "$LOGS/build-small-off.log" 2>/dev/null; then
+		status=FAIL
+		failed=$((failed + 1))
+	fi
+	info "$(printf 'tip  %-4s %4d s  %2d warnings  CONFIG_REVOKE=n vmlinux' "$status" \
+		$(( $(date +%s) - start )) "$(grep -c ': warning:' "$LOGS/build-small-off.log" 2>/dev/null || true)")"
 	info "$n commits, $failed failed, $(( $(date +%s) - t0 )) s (logs: $dir/build-NN.log)"
 	[ "$failed" = 0 ]
 }
