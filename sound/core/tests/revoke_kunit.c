@@ -228,6 +228,8 @@ static void snd_revoke_test_hwdep_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, revoke_chrdev(devt), -EOPNOTSUPP);
 	fput(file);
 	snd_card_free(rk->card);
+	/* Gone, its number has no device. */
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(devt), -ENXIO);
 }
 
 /* One node only: the control node of the card is not touched. */
@@ -287,9 +289,9 @@ static void snd_revoke_test_card_disconnect(struct kunit *test)
 				       &version), -ENODEV);
 	KUNIT_EXPECT_EQ(test, rk_ioctl(hw, 0, NULL), -ENODEV);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk->releases), 1);
-	/* No new open, no revoke of a node that is gone. */
+	/* No new open; a node that is gone has no device to revoke. */
 	KUNIT_EXPECT_NULL(test, rk_open(test, hw_devt, &err));
-	KUNIT_EXPECT_EQ(test, revoke_chrdev(hw_devt), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(hw_devt), -ENXIO);
 
 	/* The last closes release; then the card goes. */
 	__fput_sync(hw);
