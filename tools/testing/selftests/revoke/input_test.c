@@ -208,6 +208,131 @@ TEST(evdev_revoke_then_unplug)
 	EXPECT_EQ(close(fd), 0);
 }
 
+/* The next uinput request @code of @u within 5 s: its id, or -1. */
+static int ff_request(struct udev *u, int code)
+{
+	struct pollfd pfd = { .fd = u->ufd, .events = POLLIN };
+	struct input_event ev;
+
+	while (poll(&pfd, 1, 5000) == 1) {
+		if (read(u->ufd, &ev, sizeof(ev)) != sizeof(ev))
+			return -1;
+		if (ev.type == EV_UINPUT && ev.code == code)
+			return ev.value;
+	}
+	return -1;
+}
+
+/* Answer the upload request @id of @u as the device's owner. */
+static int ff_answer_upload(struct udev *u, int id)
+{
+	struct uinput_ff_upload up = { .request_id = id };
+
+	if (ioctl(u->ufd, UI_BEGIN_FF_UPLOAD, &up))
+		return -1;
+	up.retval = 0;
+	return ioctl(u->ufd, UI_END_FF_UPLOAD, &up);
+}
+
+/* Answer the erase request @id of @u as the device's owner. */
+static int ff_answer_erase(struct udev *u, int id)
+{
+	struct uinput_ff_erase er = { .request_id = id };
+
+	if (ioctl(u->ufd, UI_BEGIN_FF_ERASE, &er))
+		return -1;
+	er.retval = 0;
+	return ioctl(u->ufd, UI_END_FF_ERASE, &er);
+}
+
+/*
+ * A child that uploads a rumble effect through @node.  With @ready < 0 it
+ * exits with the upload's errno; else it writes a byte to @ready once the
+ * upload succeeded and holds the file, and the effect, until killed.
+ */
+static pid_t ff_upload_child(const char *node, int ready)
+{
+	struct ff_effect effect = {
+		.type = FF_RUMBLE,
+		.id = -1,
+		.u.rumble = { .strong_magnitude = 0x8000 },
+	};
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open(node, O_RDWR);
+	if (fd < 0)
+		_exit(100);
+	if (ready < 0)
+		_exit(ioctl(fd, EVIOCSFF, &effect) ? errno : 0);
+	if (ioctl(fd, EVIOCSFF, &effect) || write(ready, "u", 1) != 1)
+		_exit(101);
+	pause();
+	_exit(0);
+}
+
+/*
+ * An EVIOCSFF on a uinput device waits, uninterruptibly and up to 30 s,
+ * for the device's owner to answer, and so does the erase of each effect
+ * a file owns when it is released.  A revoke must wait for neither: the
+ * upload in flight fails with ENODEV at once, the owner's late answer
+ * finds no request, a revoked holder's effects are dropped without an
+ * answer, and the next opener's uploads are answered as usual.
+ */
+TEST(evdev_ff_upload_in_flight)
+{
+	char byte;
+	struct udev u;
+	pid_t child;
+	int id, sv[2];
+	double t;
+
+	ASSERT_EQ(udev_create(&u, "revoke-evdev-ff", CAP_KBD | CAP_FF), 0);
+	child = ff_upload_child(u.event, -1);
+	ASSERT_GE(child, 0);
+	id = ff_request(&u, UI_FF_UPLOAD);
+	ASSERT_GE(id, 0);
+
+	t = now_sec();
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, u.event, 0), 0);
+	t = now_sec() - t;
+	EXPECT_LT((int)(t * 1000), 5000);
+	EXPECT_EQ(reap_within(child, 5000), ENODEV);
+	EXPECT_EQ(ff_answer_upload(&u, id), -1);
+	EXPECT_EQ(errno, EINVAL);
+
+	/* A holder of an effect: its release must not wait for the owner. */
+	ASSERT_EQ(pipe(sv), 0);
+	child = ff_upload_child(u.event, sv[1]);
+	ASSERT_GE(child, 0);
+	id = ff_request(&u, UI_FF_UPLOAD);
+	ASSERT_GE(id, 0);
+	EXPECT_EQ(ff_answer_upload(&u, id), 0);
+	ASSERT_EQ(read(sv[0], &byte, 1), 1);
+	t = now_sec();
+	EXPECT_EQ(sys_revokeat(AT_FDCWD, u.event, 0), 0);
+	t = now_sec() - t;
+	EXPECT_LT((int)(t * 1000), 5000);
+	kill(child, SIGKILL);
+	EXPECT_EQ(reap_within(child, 5000), -1);
+	close(sv[0]);
+	close(sv[1]);
+
+	child = ff_upload_child(u.event, -1);
+	ASSERT_GE(child, 0);
+	id = ff_request(&u, UI_FF_UPLOAD);
+	ASSERT_GE(id, 0);
+	EXPECT_EQ(ff_answer_upload(&u, id), 0);
+	/* Its close erases the effect, through the owner too. */
+	id = ff_request(&u, UI_FF_ERASE);
+	ASSERT_GE(id, 0);
+	EXPECT_EQ(ff_answer_erase(&u, id), 0);
+	EXPECT_EQ(reap_within(child, 5000), 0);
+	udev_destroy(&u);
+}
+
 /* mousedev and joydev nodes: blocked readers, then a working new open. */
 TEST(mousedev_joydev_session_switch)
 {

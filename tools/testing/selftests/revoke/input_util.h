@@ -15,7 +15,7 @@
 #include <linux/input.h>
 #include <linux/uinput.h>
 
-enum { CAP_KBD = 1, CAP_MOUSE = 2, CAP_JOY = 4 };
+enum { CAP_KBD = 1, CAP_MOUSE = 2, CAP_JOY = 4, CAP_FF = 8 };
 
 struct udev {
 	int ufd;
@@ -69,6 +69,13 @@ static inline int udev_create(struct udev *u, const char *name, int caps)
 		    ioctl(u->ufd, UI_SET_ABSBIT, ABS_X) ||
 		    ioctl(u->ufd, UI_ABS_SETUP, &abs))
 			return -1;
+	}
+	if (caps & CAP_FF) {
+		/* Force feedback whose requests the test answers, or not. */
+		if (ioctl(u->ufd, UI_SET_EVBIT, EV_FF) ||
+		    ioctl(u->ufd, UI_SET_FFBIT, FF_RUMBLE))
+			return -1;
+		setup.ff_effects_max = 4;
 	}
 	snprintf(setup.name, sizeof(setup.name), "%s", name);
 	if (ioctl(u->ufd, UI_DEV_SETUP, &setup) ||
