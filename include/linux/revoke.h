@@ -495,6 +495,8 @@ struct kunit;
 
 /* For the KUnit suites of the subsystems' revoke adapters. */
 struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err);
+struct file *revoke_kunit_open_flags(struct kunit *test, dev_t devt,
+				     unsigned int flags, int *err);
 #endif
 
 #endif /* _LINUX_REVOKE_H */

@@ -1609,9 +1609,11 @@ struct kd_cdev {
 };
 
 /**
- * revoke_kunit_open - open a char device by number, as open(2) of its node
+ * revoke_kunit_open_flags - open a char device by number, as open(2) of its
+ *	node with @flags
  * @test: the test
  * @devt: the device number
+ * @flags: the open flags (O_RDWR, O_APPEND...)
  * @err: where the open's error goes
  *
  * For the KUnit suites of the subsystems' revoke adapters: no device node
@@ -1621,7 +1623,8 @@ struct kd_cdev {
  * Context: Process context; may sleep.
  * Return: the open file, or NULL with *@err set.
  */
-struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err)
+struct file *revoke_kunit_open_flags(struct kunit *test, dev_t devt,
+				     unsigned int flags, int *err)
 {
 	struct inode *inode;
 	struct file *file;
@@ -1630,7 +1633,7 @@ struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err)
 	inode = new_inode(revoke_mnt->mnt_sb);
 	KUNIT_ASSERT_NOT_NULL(test, inode);
 	init_special_inode(inode, S_IFCHR | 0600, devt);
-	file = alloc_file_pseudo(inode, revoke_mnt, "kd", O_RDWR,
+	file = alloc_file_pseudo(inode, revoke_mnt, "kd", flags,
 				 &def_chr_fops);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
 	ret = file->f_op->open(inode, file);
@@ -1647,6 +1650,23 @@ struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err)
 		return NULL;
 	}
 	return file;
+}
+EXPORT_SYMBOL_IF_KUNIT(revoke_kunit_open_flags);
+
+/**
+ * revoke_kunit_open - open a char device by number for reading and writing
+ * @test: the test
+ * @devt: the device number
+ * @err: where the open's error goes
+ *
+ * revoke_kunit_open_flags() with O_RDWR.
+ *
+ * Context: Process context; may sleep.
+ * Return: the open file, or NULL with *@err set.
+ */
+struct file *revoke_kunit_open(struct kunit *test, dev_t devt, int *err)
+{
+	return revoke_kunit_open_flags(test, devt, O_RDWR, err);
 }
 
 /* cdev_del() revokes the open files of a revocable cdev. */

@@ -3,9 +3,9 @@
  * KUnit suite of the ALSA revoke adapter (sound/core/revoke.c).
  *
  * A test card with a control node, two hwdep nodes (one whose backend
- * only has ioctl, revocable, and one whose backend reads, not revocable)
- * and a capture PCM whose driver logs its trigger, hw_free and close
- * calls.  The nodes are opened by device number, as open(2) of
+ * only has ioctl, revocable, and one whose backend reads, not revocable),
+ * a capture PCM whose driver logs its trigger, hw_free and close calls,
+ * and a rawmidi port whose device never takes a byte.  The nodes are opened by device number, as open(2) of
  * /dev/snd/... does, through snd_open().  The guest tests cover the PCM,
  * rawmidi, timer and sequencer nodes of real drivers.
  */
@@ -17,12 +17,15 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/mman.h>
 #include <linux/revoke.h>
 #include <linux/sched/signal.h>
+#include <linux/uaccess.h>
 #include <sound/control.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
 #include <sound/pcm.h>
+#include <sound/rawmidi.h>
 
 /* What the PCM driver saw, besides the SNDRV_PCM_TRIGGER_* commands. */
 enum { RK_HW_FREE = 100, RK_CLOSE };
@@ -34,6 +37,7 @@ struct rk_card {
 	struct snd_card *card;
 	struct snd_hwdep *hw, *hw_read;
 	struct snd_pcm *pcm;
+	struct snd_rawmidi *rmidi;
 	atomic_t opens, releases;
 	int log[RK_LOG];	/* the PCM driver's calls, in order */
 	atomic_t nlog;
@@ -144,6 +148,27 @@ static const struct snd_pcm_ops rk_pcm_ops = {
 	.pointer = rk_pcm_pointer,
 };
 
+static int rk_midi_open(struct snd_rawmidi_substream *substream)
+{
+	return 0;
+}
+
+static int rk_midi_close(struct snd_rawmidi_substream *substream)
+{
+	return 0;
+}
+
+/* A device that never takes a byte: its output never drains. */
+static void rk_midi_trigger(struct snd_rawmidi_substream *substream, int up)
+{
+}
+
+static const struct snd_rawmidi_ops rk_midi_ops = {
+	.open = rk_midi_open,
+	.close = rk_midi_close,
+	.trigger = rk_midi_trigger,
+};
+
 static struct rk_card *rk_card_new(struct kunit *test)
 {
 	struct rk_card *rk = kunit_kzalloc(test, sizeof(*rk), GFP_KERNEL);
@@ -171,6 +196,13 @@ static struct rk_card *rk_card_new(struct kunit *test)
 	snd_pcm_set_ops(rk->pcm, SNDRV_PCM_STREAM_CAPTURE, &rk_pcm_ops);
 	snd_pcm_set_managed_buffer_all(rk->pcm, SNDRV_DMA_TYPE_VMALLOC, NULL,
 				       0, 0);
+	KUNIT_ASSERT_EQ(test, snd_rawmidi_new(rk->card, "kunit-midi", 0, 1, 1,
+					      &rk->rmidi), 0);
+	rk->rmidi->info_flags = SNDRV_RAWMIDI_INFO_OUTPUT |
+				SNDRV_RAWMIDI_INFO_INPUT |
+				SNDRV_RAWMIDI_INFO_DUPLEX;
+	snd_rawmidi_set_ops(rk->rmidi, SNDRV_RAWMIDI_STREAM_OUTPUT, &rk_midi_ops);
+	snd_rawmidi_set_ops(rk->rmidi, SNDRV_RAWMIDI_STREAM_INPUT, &rk_midi_ops);
 	KUNIT_ASSERT_EQ(test, snd_card_register(rk->card), 0);
 	return rk;
 }
@@ -364,6 +396,7 @@ struct rk_op {
 	long ret;
 	struct completion done;
 	struct task_struct *task;
+	struct task_struct *sleeper;	/* for rk_revoke_asleep_fn() */
 };
 
 static int rk_op_fn(void *data)
@@ -536,6 +569,127 @@ static void snd_revoke_test_pcm_ioctl_in_flight(struct kunit *test)
 	snd_card_free(rk->card);
 }
 
+/* Revoke once op->sleeper sleeps interruptibly (2 s at most). */
+static int rk_revoke_asleep_fn(void *data)
+{
+	struct rk_op *op = data;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (READ_ONCE(op->sleeper->__state) == TASK_INTERRUPTIBLE)
+			break;
+		msleep(20);
+	}
+	op->ret = revoke_chrdev(op->devt);
+	complete_all(&op->done);
+	return 0;
+}
+
+/*
+ * The test's own user memory: the rawmidi ioctls and writes below take
+ * user pointers, and run in the test's task, which the revoker must wake.
+ */
+static void __user *rk_user_page(struct kunit *test)
+{
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0UL, "no user memory");
+	return (void __user *)addr;
+}
+
+/*
+ * A rawmidi output that a kernel client shares with an O_APPEND opener (as
+ * snd-seq-midi does) keeps its bytes at a revoke of the file: they are
+ * the other user's.  A DRAIN of the revoked file in flight must end at the
+ * revoke all the same (it waited for the device, 10 s, failed with EIO
+ * and dropped the other user's bytes), and so must the wait of an O_DSYNC
+ * write (30 s per try without progress) and the drain that PARAMS does
+ * first (10 s, then EBUSY for a shared output).
+ */
+static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
+{
+	static const unsigned char note[3] = { 0x90, 0x40, 0x7f };
+	struct rk_card *rk = rk_card_new(test);
+	dev_t devt = rk->rmidi->dev->devt;
+	struct snd_rawmidi_runtime *runtime;
+	struct snd_rawmidi_file kfile;
+	struct snd_rawmidi_params params = {
+		.stream = SNDRV_RAWMIDI_STREAM_OUTPUT,
+		.buffer_size = 4096,
+		.avail_min = 1,
+	};
+	void __user *arg;
+	unsigned long t;
+	struct rk_op rev;
+	struct file *file;
+	loff_t pos = 0;
+	int err;
+
+	arg = rk_user_page(test);
+	KUNIT_ASSERT_EQ(test, put_user(SNDRV_RAWMIDI_STREAM_OUTPUT,
+				       (int __user *)arg), 0);
+	KUNIT_ASSERT_EQ(test, snd_rawmidi_kernel_open(rk->rmidi, 0,
+						      SNDRV_RAWMIDI_LFLG_OUTPUT |
+						      SNDRV_RAWMIDI_LFLG_APPEND,
+						      &kfile), 0);
+	runtime = kfile.output->runtime;
+	KUNIT_EXPECT_EQ(test, snd_rawmidi_kernel_write(kfile.output, note, 3),
+			3);
+
+	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
+				       O_NONBLOCK, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	KUNIT_EXPECT_EQ(test, kfile.output->use_count, 2);
+	rev.sleeper = current;
+	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file,
+					SNDRV_RAWMIDI_IOCTL_DRAIN, (unsigned long)arg),
+			-ENXIO);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "the drain waited for the device");
+	rk_op_end(&rev);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 3UL);
+	fput(file);
+
+	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
+				       O_NONBLOCK | O_DSYNC, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
+	t = jiffies;
+	/* Written, then waiting for the device to take it: a success. */
+	KUNIT_EXPECT_EQ(test, file->f_op->write(file, arg, 1, &pos), 1L);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "the O_DSYNC write waited for the device");
+	rk_op_end(&rev);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	fput(file);
+
+	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
+				       O_NONBLOCK, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
+	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file,
+					SNDRV_RAWMIDI_IOCTL_PARAMS, (unsigned long)arg),
+			-ENXIO);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "PARAMS waited for the device");
+	rk_op_end(&rev);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 4UL);
+	fput(file);
+
+	/* The device never takes them: do not drain at the release. */
+	snd_rawmidi_drop_output(kfile.output);
+	snd_rawmidi_kernel_release(&kfile);
+	snd_card_free(rk->card);
+}
+
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
@@ -545,6 +699,7 @@ static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait),
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait_killed),
 	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
+	KUNIT_CASE(snd_revoke_test_rawmidi_shared_output),
 	{}
 };
 
