@@ -38,6 +38,22 @@ static inline long snd_revoke_pcm_error(const struct file *file, long err)
 	return err;
 }
 
+/**
+ * snd_revoked - whether the file a wait is for, if any, was revoked
+ * @file: the file, or %NULL for a kernel client's wait (snd-seq-midi's
+ *	drain of a rawmidi output it shares with files)
+ *
+ * For a wait that a core function does for a file and for kernel
+ * clients alike: it also ends when the file is revoked.
+ *
+ * Context: Any context.
+ * Return: true if @file is revoked.
+ */
+static inline bool snd_revoked(const struct file *file)
+{
+	return file && revoke_file_revoked(file);
+}
+
 #ifdef CONFIG_REVOKE
 int snd_revoke_init(void);
 void snd_revoke_exit(void);

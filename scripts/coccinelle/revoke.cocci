@@ -493,6 +493,108 @@ static ssize_t snd_rawmidi_write(struct file *file, ...)
 	...>
 }
 
+// A drain of a revoked file's output ends at the revoke: ->revoke drops
+// the output only when nobody else writes to it (snd-seq-midi shares it
+// with O_APPEND openers), and the drain must then neither wait for the
+// device nor drop the other user's bytes.  Only the DRAIN ioctl has the
+// file; the kernel callers keep snd_rawmidi_drain_output().
+@depends on snd_rawmidi@
+identifier runtime, timeout, err;
+statement S;
+@@
+-int snd_rawmidi_drain_output(struct snd_rawmidi_substream *substream)
++static int __snd_rawmidi_drain_output(struct snd_rawmidi_substream *substream,
++				      struct file *file)
+{
+	...
+	timeout = wait_event_interruptible_timeout(runtime->sleep,
+-				(runtime->avail >= runtime->buffer_size),
++				runtime->avail >= runtime->buffer_size || snd_revoked(file),
+				...);
+	...
++	if (snd_revoked(file))
++		err = revoke_file_error(file);
+	if (
+-	    err != -ERESTARTSYS
++	    err != -ERESTARTSYS && !snd_revoked(file)
+	   ) S
+	...
+}
++int snd_rawmidi_drain_output(struct snd_rawmidi_substream *substream)
++{
++	return __snd_rawmidi_drain_output(substream, NULL);
++}
+
+// PARAMS drains first too, then fails with EBUSY on a shared output.
+@depends on snd_rawmidi@
+identifier params;
+@@
+-int snd_rawmidi_output_params(struct snd_rawmidi_substream *substream,
+-			      struct snd_rawmidi_params *params)
++static int __snd_rawmidi_output_params(struct snd_rawmidi_substream *substream,
++				       struct snd_rawmidi_params *params,
++				       struct file *file)
+{
+	...
+-	snd_rawmidi_drain_output(substream);
++	__snd_rawmidi_drain_output(substream, file);
++	if (snd_revoked(file))
++		return revoke_file_error(file);
+	...
+}
++int snd_rawmidi_output_params(struct snd_rawmidi_substream *substream,
++			      struct snd_rawmidi_params *params)
++{
++	return __snd_rawmidi_output_params(substream, params, NULL);
++}
+
+@depends on snd_rawmidi@
+identifier file, rfile;
+expression params;
+@@
+static long snd_rawmidi_ioctl(struct file *file, ...)
+{
+	<...
+(
+-	snd_rawmidi_drain_output(rfile->output)
++	__snd_rawmidi_drain_output(rfile->output, file)
+|
+-	snd_rawmidi_output_params(rfile->output, params)
++	__snd_rawmidi_output_params(rfile->output, params, file)
+)
+	...>
+}
+
+// The O_DSYNC wait for the device to take the written bytes ends at the
+// revoke too; ->revoke wakes it under the substream's lock.
+@depends on snd_rawmidi@
+identifier file, result, wait, last_avail;
+expression lock, e;
+@@
+static ssize_t snd_rawmidi_write(struct file *file, ...)
+{
+	<+...
+	if (file->f_flags & O_DSYNC) {
+		spin_lock_irq(lock);
+		while (...) {
+			wait_queue_entry_t wait;
+			unsigned int last_avail = e;
++
++			if (revoke_file_revoked(file)) {
++				spin_unlock_irq(lock);
++				return result > 0 ? result : revoke_file_error(file);
++			}
+			init_waitqueue_entry(&wait, current);
+			...
+			if (signal_pending(current))
+				return result > 0 ? result : -ERESTARTSYS;
+			...
+		}
+		...
+	}
+	...+>
+}
+
 @snd_hwdep depends on patch && !snd_done@
 @@
 static int snd_hwdep_release(...) { ... }
