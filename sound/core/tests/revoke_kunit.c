@@ -2,8 +2,9 @@
 /*
  * KUnit suite of the ALSA revoke adapter (sound/core/revoke.c).
  *
- * A test card with a control node, two hwdep nodes (one whose backend
- * only has ioctl, revocable, and one whose backend reads, not revocable),
+ * A test card with a control node, three hwdep nodes (one whose backend
+ * only has ioctl, revocable, and two whose backends read or map, not
+ * revocable),
  * a capture PCM whose driver logs its trigger, hw_free and close calls,
  * and a rawmidi port whose device never takes a byte.  The nodes are opened by device number, as open(2) of
  * /dev/snd/... does, through snd_open().  The guest tests cover the PCM,
@@ -35,7 +36,7 @@ enum { RK_HW_FREE = 100, RK_CLOSE };
 
 struct rk_card {
 	struct snd_card *card;
-	struct snd_hwdep *hw, *hw_read;
+	struct snd_hwdep *hw, *hw_read, *hw_mmap;
 	struct snd_pcm *pcm;
 	struct snd_rawmidi *rmidi;
 	atomic_t opens, releases;
@@ -69,6 +70,12 @@ static long rk_hw_read(struct snd_hwdep *hw, char __user *buf, long count,
 		       loff_t *offset)
 {
 	return 0;
+}
+
+static int rk_hw_mmap(struct snd_hwdep *hw, struct file *file,
+		      struct vm_area_struct *vma)
+{
+	return -EINVAL;
 }
 
 static void rk_log(struct rk_card *rk, int what)
@@ -189,6 +196,10 @@ static struct rk_card *rk_card_new(struct kunit *test)
 					    &rk->hw_read), 0);
 	rk->hw_read->private_data = rk;
 	rk->hw_read->ops.read = rk_hw_read;
+	KUNIT_ASSERT_EQ(test, snd_hwdep_new(rk->card, "kunit-mmap", 2,
+					    &rk->hw_mmap), 0);
+	rk->hw_mmap->private_data = rk;
+	rk->hw_mmap->ops.mmap = rk_hw_mmap;
 	/* Capture: a playback stream would not start with an empty buffer. */
 	KUNIT_ASSERT_EQ(test, snd_pcm_new(rk->card, "kunit-pcm", 0, 0, 1,
 					  &rk->pcm), 0);
@@ -262,6 +273,27 @@ static void snd_revoke_test_hwdep_read(struct kunit *test)
 	snd_card_free(rk->card);
 	/* Gone, its number has no device. */
 	KUNIT_EXPECT_EQ(test, revoke_chrdev(devt), -ENXIO);
+}
+
+/*
+ * A backend that maps pages with vm_ops of its own (us122l, usx2y): their
+ * ->open and ->close run as long as the mapping lives, on card data that
+ * the early release no longer keeps, in the card's module.  Not
+ * revocable.
+ */
+static void snd_revoke_test_hwdep_mmap(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	dev_t devt = rk->hw_mmap->dev->devt;
+	struct file *file;
+	int err;
+
+	file = rk_open(test, devt, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	KUNIT_EXPECT_FALSE(test, revoke_file_tracked(file));
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(devt), -EOPNOTSUPP);
+	fput(file);
+	snd_card_free(rk->card);
 }
 
 /* One node only: the control node of the card is not touched. */
@@ -693,6 +725,7 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
+	KUNIT_CASE(snd_revoke_test_hwdep_mmap),
 	KUNIT_CASE(snd_revoke_test_one_node),
 	KUNIT_CASE(snd_revoke_test_card_disconnect),
 	KUNIT_CASE(snd_revoke_test_pcm_paused),
