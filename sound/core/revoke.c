@@ -36,9 +36,12 @@
  * the control element locks, so the next opener gets them at once.
  *
  * hwdep minors whose backend implements ->read (the FireWire and some USB
- * devices) sleep where the ALSA core cannot wake them, so they stay
- * unrevocable (revokeat(2) answers -EOPNOTSUPP) until their backends learn
- * to.  The char device layer cannot tell such a minor from one that has no
+ * devices) sleep where the ALSA core cannot wake them, and those whose
+ * backend implements ->mmap (us122l, usx2y) install vm_ops whose ->open
+ * and ->close the framework calls for as long as the mapping lives, on
+ * card data and in a card module that only the file's ->release kept: so
+ * they stay unrevocable (revokeat(2) answers -EOPNOTSUPP) until their
+ * backends learn to.  The char device layer cannot tell such a minor from one that has no
  * device: the ALSA core tells the framework which is which, and
  * revokeat(2) on a node of a minor without a device answers -ENXIO, as for
  * any other number without a driver.
@@ -69,7 +72,7 @@ static bool snd_revoke_supported(int type, const struct file_operations *f_ops,
 	if (!f_ops->revoke)
 		return false;
 	if (type == SNDRV_DEVICE_TYPE_HWDEP)
-		return !hwdep->ops.read;
+		return !hwdep->ops.read && !hwdep->ops.mmap;
 	return true;
 }
 
