@@ -6,6 +6,10 @@
 # linked by pw-link as a session manager would.  The script becomes the
 # daemon (exec), the process that holds the device; the player is in its
 # process group.
+#
+# guest-pipewire.sh seq: the daemon with PipeWire's ALSA sequencer bridge
+# (api.alsa.seq.bridge, a spa-node-factory object), which holds
+# /dev/snd/seq and polls it for the system announcements.
 
 dev=$1
 wav=$2
@@ -34,7 +38,25 @@ context.modules = [
 	{ name = libpipewire-module-adapter }
 	{ name = libpipewire-module-link-factory }
 	{ name = libpipewire-module-metadata }
+	{ name = libpipewire-module-spa-node-factory }
 ]
+EOF
+
+if [ "$dev" = seq ]; then
+	cat >>"$conf" <<EOF
+context.objects = [
+	{ factory = spa-node-factory
+	  args = {
+		factory.name = api.alsa.seq.bridge
+		node.name = revoke-midi-bridge
+	  }
+	}
+]
+EOF
+	exec pipewire -c "$conf"
+fi
+
+cat >>"$conf" <<EOF
 context.objects = [
 	{ factory = adapter
 	  args = {

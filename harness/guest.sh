@@ -98,6 +98,7 @@ SPA=/usr/lib/x86_64-linux-gnu/spa-0.2
 CLIENT_PLUGINS="$PW_MODS-protocol-native.so $PW_MODS-access.so $PW_MODS-client-node.so
 	$PW_MODS-client-device.so $PW_MODS-adapter.so $PW_MODS-metadata.so
 	$PW_MODS-session-manager.so $PW_MODS-link-factory.so
+	$PW_MODS-spa-node-factory.so
 	$SPA/support/libspa-support.so $SPA/alsa/libspa-alsa.so
 	$SPA/audioconvert/libspa-audioconvert.so"
 CLIENT_DATA="/usr/share/alsa/alsa.conf /usr/share/alsa/cards /usr/share/alsa/ctl

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Debian's own clients of the converted devices -- aplay, arecord,
- * speaker-test, amidi, aseqdump, alsactl, amixer, evtest, libinput, and
- * PipeWire playing pw-cat into an ALSA sink (harness/guest-pipewire.sh) --
+ * speaker-test, amidi, aseqdump, alsactl, amixer, evtest, libinput,
+ * PipeWire playing pw-cat into an ALSA sink and PipeWire's ALSA sequencer
+ * bridge (harness/guest-pipewire.sh) --
  * against a revokeat(2) of the nodes they hold, and against an unplug of
  * their device (the sound cards unbound from their drivers, the uinput
  * device destroyed), which they have always had to survive.
@@ -134,6 +135,14 @@ static struct client clients[] = {
 			"hw:Loopback,0,2", WAV },
 	  { { ALOOP, "/dev/snd/pcmC%dD0p" } },
 	  "/proc/asound/card%d/pcm0p/sub2/status" },
+	/*
+	 * The daemon with its ALSA sequencer bridge, which has no error path
+	 * on the sequencer's poll source: it would spin on ERR|HUP as
+	 * aseqdump did, and idles on a file that polls nothing.
+	 */
+	{ "pipewire seq", { "/bin/sh", "/usr/libexec/revoke/guest-pipewire.sh",
+			    "seq" },
+	  { { SEQ, "/dev/snd/seq" } } },
 };
 
 #define NR_CLIENTS ARRAY_SIZE(clients)
