@@ -40,8 +40,9 @@ static inline long snd_revoke_pcm_error(const struct file *file, long err)
 
 /**
  * snd_revoked - whether the file a wait is for, if any, was revoked
- * @file: the file, or %NULL for a kernel client's wait (snd-seq-midi's
- *	drain of a rawmidi output it shares with files)
+ * @file: the file, or %NULL for a kernel client's wait (a rawmidi drain
+ *	of snd-seq-midi, or of a UMP sequencer client that shares the
+ *	output with O_APPEND files)
  *
  * For a wait that a core function does for a file and for kernel
  * clients alike: it also ends when the file is revoked.

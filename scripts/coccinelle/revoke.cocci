@@ -494,10 +494,11 @@ static ssize_t snd_rawmidi_write(struct file *file, ...)
 }
 
 // A drain of a revoked file's output ends at the revoke: ->revoke drops
-// the output only when nobody else writes to it (snd-seq-midi shares it
-// with O_APPEND openers), and the drain must then neither wait for the
-// device nor drop the other user's bytes.  Only the DRAIN ioctl has the
-// file; the kernel callers keep snd_rawmidi_drain_output().
+// the output only when nobody else writes to it (O_APPEND openers, OSS
+// /dev/midi and the UMP sequencer client share it), and the drain must
+// then neither wait for the device nor drop the other user's bytes.  Only
+// the DRAIN and PARAMS ioctls have the file; the kernel callers keep
+// snd_rawmidi_drain_output() and snd_rawmidi_output_params().
 @depends on snd_rawmidi@
 identifier runtime, timeout, err;
 statement S;
@@ -507,16 +508,20 @@ statement S;
 +				      struct file *file)
 {
 	...
+	long timeout;
++	bool revoked;
+	...
 	timeout = wait_event_interruptible_timeout(runtime->sleep,
 -				(runtime->avail >= runtime->buffer_size),
 +				runtime->avail >= runtime->buffer_size || snd_revoked(file),
 				...);
++	revoked = snd_revoked(file);
 	...
-+	if (snd_revoked(file))
++	if (revoked)
 +		err = revoke_file_error(file);
 	if (
 -	    err != -ERESTARTSYS
-+	    err != -ERESTARTSYS && !snd_revoked(file)
++	    err != -ERESTARTSYS && !revoked
 	   ) S
 	...
 }
@@ -562,6 +567,34 @@ static long snd_rawmidi_ioctl(struct file *file, ...)
 -	snd_rawmidi_output_params(rfile->output, params)
 +	__snd_rawmidi_output_params(rfile->output, params, file)
 )
+	...>
+}
+
+// The 32-bit PARAMS ioctl (rawmidi_compat.c, which rawmidi.c includes).
+@snd_rawmidi_compat depends on patch && !snd_done@
+identifier f = snd_rawmidi_ioctl_params_compat;
+identifier rfile;
+parameter list ps;
+@@
+ static int f(ps
++	, struct file *file
+ )
+{
+	<+...
+-	snd_rawmidi_output_params(rfile->output, &params)
++	__snd_rawmidi_output_params(rfile->output, &params, file)
+	...+>
+}
+
+@depends on snd_rawmidi_compat@
+identifier file, rfile;
+expression argp;
+@@
+static long snd_rawmidi_ioctl_compat(struct file *file, ...)
+{
+	<...
+-	snd_rawmidi_ioctl_params_compat(rfile, argp)
++	snd_rawmidi_ioctl_params_compat(rfile, argp, file)
 	...>
 }
 

@@ -37,14 +37,14 @@
  *
  * hwdep minors whose backend implements ->read (the FireWire and some USB
  * devices) sleep where the ALSA core cannot wake them, and those whose
- * backend implements ->mmap (us122l, usx2y) install vm_ops whose ->open
- * and ->close the framework calls for as long as the mapping lives, on
- * card data and in a card module that only the file's ->release kept: so
- * they stay unrevocable (revokeat(2) answers -EOPNOTSUPP) until their
- * backends learn to.  The char device layer cannot tell such a minor from one that has no
- * device: the ALSA core tells the framework which is which, and
- * revokeat(2) on a node of a minor without a device answers -ENXIO, as for
- * any other number without a driver.
+ * backend implements ->mmap (us122l, usx2y) install vm_ops whose ->open and
+ * ->close the framework calls for as long as the mapping lives, on card data
+ * and in a card module that only the file's ->release kept: they stay
+ * unrevocable (revokeat(2) answers -EOPNOTSUPP) until their backends learn
+ * to.  The char device layer cannot tell such a minor from one that has no
+ * device: the ALSA core tells the framework which is which, and revokeat(2)
+ * on a node of a minor without a device answers -ENXIO, as for any other
+ * number without a driver.
  *
  * Locking: snd_revoke_mutex protects snd_revoke_objs[]; it nests inside
  * sound_mutex and is never held across a driver call.
