@@ -4,11 +4,11 @@
  *
  * A test card with a control node, three hwdep nodes (one whose backend
  * only has ioctl, revocable, and two whose backends read or map, not
- * revocable),
- * a capture PCM whose driver logs its trigger, hw_free and close calls,
- * and a rawmidi port whose device never takes a byte.  The nodes are opened by device number, as open(2) of
- * /dev/snd/... does, through snd_open().  The guest tests cover the PCM,
- * rawmidi, timer and sequencer nodes of real drivers.
+ * revocable), a capture PCM whose driver logs its trigger, hw_free and
+ * close calls, and a rawmidi port whose device never takes a byte.  The
+ * nodes are opened by device number, as open(2) of /dev/snd/... does,
+ * through snd_open().  The guest tests cover the PCM, rawmidi, timer and
+ * sequencer nodes of real drivers.
  */
 
 #include <kunit/device.h>
@@ -601,6 +601,12 @@ static void snd_revoke_test_pcm_ioctl_in_flight(struct kunit *test)
 	snd_card_free(rk->card);
 }
 
+static long rk_ioctl_user(struct file *file, unsigned int cmd,
+			  void __user *arg)
+{
+	return file->f_op->unlocked_ioctl(file, cmd, (unsigned long)arg);
+}
+
 /* Revoke once op->sleeper sleeps interruptibly (2 s at most). */
 static int rk_revoke_asleep_fn(void *data)
 {
@@ -677,8 +683,7 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 	rev.sleeper = current;
 	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
 	t = jiffies;
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file,
-					SNDRV_RAWMIDI_IOCTL_DRAIN, (unsigned long)arg),
+	KUNIT_EXPECT_EQ(test, rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_DRAIN, arg),
 			-ENXIO);
 	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
 			    "the drain waited for the device");
@@ -706,8 +711,7 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
 	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
 	t = jiffies;
-	KUNIT_EXPECT_EQ(test, file->f_op->unlocked_ioctl(file,
-					SNDRV_RAWMIDI_IOCTL_PARAMS, (unsigned long)arg),
+	KUNIT_EXPECT_EQ(test, rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_PARAMS, arg),
 			-ENXIO);
 	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
 			    "PARAMS waited for the device");
