@@ -251,13 +251,23 @@ int snd_revoke_open(unsigned int minor, struct inode *inode,
  * The node's ->revoke calls snd_revoke_power_wake().
  *
  * Context: Process context; sleeps.
- * Return: 0 when the card is powered, -ENODEV if it was disconnected, or
- * the revoked file's error.
+ * Return: 0 when the card is powered (at once if it was, without CONFIG_PM
+ * always), -ENODEV if it was disconnected while it waited, or the revoked
+ * file's error.
  */
 int snd_revoke_power_wait(struct snd_card *card, const struct file *file)
 {
 #ifdef CONFIG_PM
 	snd_power_ref(card);
+	/*
+	 * Powered, as snd_power_ref_and_wait() tests first: no wait that a
+	 * revoke could have ended, nothing to ask the framework (calls on
+	 * every PCM ioctl).
+	 */
+	if (snd_power_get_state(card) == SNDRV_CTL_POWER_D0) {
+		snd_power_unref(card);
+		return 0;
+	}
 	wait_event_cmd(card->power_sleep,
 		       card->shutdown || revoke_file_revoked(file) ||
 		       snd_power_get_state(card) == SNDRV_CTL_POWER_D0,
@@ -265,8 +275,10 @@ int snd_revoke_power_wait(struct snd_card *card, const struct file *file)
 	snd_power_unref(card);
 	if (card->shutdown)
 		return -ENODEV;
-#endif
 	return revoke_file_error(file);
+#else
+	return 0;
+#endif
 }
 EXPORT_SYMBOL_GPL(snd_revoke_power_wait);
 
