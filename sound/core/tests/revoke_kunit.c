@@ -726,6 +726,43 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 	snd_card_free(rk->card);
 }
 
+/*
+ * A rawmidi file that asked for active sensing: its release writes one
+ * 0xfe byte and drains it.  The early release of a revoked file must not
+ * wait for a device that never takes it (it did, 10 s, in revokeat(2)).
+ */
+static void snd_revoke_test_rawmidi_active_sensing(struct kunit *test)
+{
+	struct snd_rawmidi_params params = {
+		.stream = SNDRV_RAWMIDI_STREAM_OUTPUT,
+		.buffer_size = 4096,
+		.avail_min = 1,
+		.no_active_sensing = 0,
+	};
+	struct rk_card *rk = rk_card_new(test);
+	dev_t devt = rk->rmidi->dev->devt;
+	struct snd_rawmidi_file *rfile;
+	struct file *file;
+	unsigned long t;
+	void __user *arg;
+	int err;
+
+	arg = rk_user_page(test);
+	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
+	file = revoke_kunit_open_flags(test, devt, O_WRONLY, &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	KUNIT_ASSERT_EQ(test, rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_PARAMS,
+					    arg), 0L);
+	rfile = file->private_data;
+	KUNIT_EXPECT_TRUE(test, rfile->output->active_sensing);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(devt), 0);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "the release drained the active sensing byte");
+	fput(file);
+	snd_card_free(rk->card);
+}
+
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
@@ -737,6 +774,7 @@ static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait_killed),
 	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
 	KUNIT_CASE(snd_revoke_test_rawmidi_shared_output),
+	KUNIT_CASE(snd_revoke_test_rawmidi_active_sensing),
 	{}
 };
 
