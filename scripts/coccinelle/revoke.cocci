@@ -465,6 +465,8 @@ static const struct file_operations fo = {
 
 // A writer in flight may have refilled the output after ->revoke dropped
 // it: do not write on, and drop again instead of draining at release.
+// Nor send the active sensing byte, which the release would drain: the
+// revoke would wait for the device to take it.
 @depends on snd_rawmidi@
 identifier file, rfile;
 @@
@@ -473,8 +475,10 @@ static int snd_rawmidi_release(struct inode *inode, struct file *file)
 	...
 	rfile = file->private_data;
 +	if (revoke_file_revoked(file) && rfile->output &&
-+	    rfile->output->use_count == 1)
++	    rfile->output->use_count == 1) {
++		rfile->output->active_sensing = 0;
 +		snd_rawmidi_drop_output(rfile->output);
++	}
 	...
 }
 
