@@ -637,6 +637,45 @@ static void __user *rk_user_page(struct kunit *test)
 	return (void __user *)addr;
 }
 
+static long rk_midi_drain(struct file *file, void __user *arg)
+{
+	return rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_DRAIN, arg);
+}
+
+static long rk_midi_write(struct file *file, void __user *arg)
+{
+	loff_t pos = 0;
+
+	return file->f_op->write(file, arg, 1, &pos);
+}
+
+static long rk_midi_params(struct file *file, void __user *arg)
+{
+	return rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_PARAMS, arg);
+}
+
+/*
+ * Run @op on @file in the test's task while a kthread revokes the file
+ * once the task sleeps: @op must return @expect within 3 s.  Drops @file.
+ */
+static void rk_midi_revoked_in(struct kunit *test, struct file *file,
+			       long (*op)(struct file *, void __user *),
+			       void __user *arg, long expect, const char *what)
+{
+	struct rk_op rev;
+	unsigned long t;
+
+	rev.sleeper = current;
+	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
+	t = jiffies;
+	KUNIT_EXPECT_EQ_MSG(test, op(file, arg), expect, "%s", what);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "%s waited for the device", what);
+	rk_op_end(&rev);
+	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	fput(file);
+}
+
 /*
  * A rawmidi output that a kernel client shares with an O_APPEND opener (as
  * snd-seq-midi does) keeps its bytes at a revoke of the file: they are
@@ -659,10 +698,7 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 		.avail_min = 1,
 	};
 	void __user *arg;
-	unsigned long t;
-	struct rk_op rev;
 	struct file *file;
-	loff_t pos = 0;
 	int err;
 
 	arg = rk_user_page(test);
@@ -680,45 +716,21 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 				       O_NONBLOCK, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
 	KUNIT_EXPECT_EQ(test, kfile.output->use_count, 2);
-	rev.sleeper = current;
-	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
-	t = jiffies;
-	KUNIT_EXPECT_EQ(test, rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_DRAIN, arg),
-			-ENXIO);
-	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
-			    "the drain waited for the device");
-	rk_op_end(&rev);
-	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	rk_midi_revoked_in(test, file, rk_midi_drain, arg, -ENXIO, "DRAIN");
 	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 3UL);
-	fput(file);
 
+	/* Written, then waiting for the device to take it: a success. */
 	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
 				       O_NONBLOCK | O_DSYNC, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
-	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
-	t = jiffies;
-	/* Written, then waiting for the device to take it: a success. */
-	KUNIT_EXPECT_EQ(test, file->f_op->write(file, arg, 1, &pos), 1L);
-	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
-			    "the O_DSYNC write waited for the device");
-	rk_op_end(&rev);
-	KUNIT_EXPECT_EQ(test, rev.ret, 0);
-	fput(file);
+	rk_midi_revoked_in(test, file, rk_midi_write, arg, 1, "O_DSYNC write");
 
 	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
 				       O_NONBLOCK, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
 	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
-	rk_op_start(test, &rev, rk_revoke_asleep_fn, file, 0);
-	t = jiffies;
-	KUNIT_EXPECT_EQ(test, rk_ioctl_user(file, SNDRV_RAWMIDI_IOCTL_PARAMS, arg),
-			-ENXIO);
-	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
-			    "PARAMS waited for the device");
-	rk_op_end(&rev);
-	KUNIT_EXPECT_EQ(test, rev.ret, 0);
+	rk_midi_revoked_in(test, file, rk_midi_params, arg, -ENXIO, "PARAMS");
 	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 4UL);
-	fput(file);
 
 	/* The device never takes them: do not drain at the release. */
 	snd_rawmidi_drop_output(kfile.output);
