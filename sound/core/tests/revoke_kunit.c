@@ -5,7 +5,8 @@
  * A test card with a control node, three hwdep nodes (one whose backend
  * only has ioctl, revocable, and two whose backends read or map, not
  * revocable), a capture PCM whose driver logs its trigger, hw_free and
- * close calls, and a rawmidi port whose device never takes a byte.  The
+ * close calls, a rawmidi port whose device never takes a byte and a
+ * compressed-offload playback device whose DSP never ends a drain.  The
  * nodes are opened by device number, as open(2) of /dev/snd/... does,
  * through snd_open().  The guest tests cover the PCM, rawmidi, timer and
  * sequencer nodes of real drivers.
@@ -22,13 +23,17 @@
 #include <linux/revoke.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
+#include <sound/compress_driver.h>
 #include <sound/control.h>
 #include <sound/core.h>
 #include <sound/hwdep.h>
 #include <sound/pcm.h>
 #include <sound/rawmidi.h>
 
-/* What the PCM driver saw, besides the SNDRV_PCM_TRIGGER_* commands. */
+/*
+ * What the PCM and compress drivers saw, besides the SNDRV_PCM_TRIGGER_*
+ * and SND_COMPR_TRIGGER_* commands.
+ */
 enum { RK_HW_FREE = 100, RK_CLOSE };
 
 #define RK_LOG	16
@@ -39,8 +44,10 @@ struct rk_card {
 	struct snd_hwdep *hw, *hw_read, *hw_mmap;
 	struct snd_pcm *pcm;
 	struct snd_rawmidi *rmidi;
+	struct snd_compr *compr;
+	atomic_t compr_busy;	/* the DSP runs one stream at a time */
 	atomic_t opens, releases;
-	int log[RK_LOG];	/* the PCM driver's calls, in order */
+	int log[RK_LOG];	/* the PCM or compress driver's calls, in order */
 	atomic_t nlog;
 };
 
@@ -86,7 +93,7 @@ static void rk_log(struct rk_card *rk, int what)
 		rk->log[i] = what;
 }
 
-/* Where @what is in the PCM driver's log, or -1. */
+/* Where @what is in the driver's log, or -1. */
 static int rk_logged(struct rk_card *rk, int what)
 {
 	int i;
@@ -176,6 +183,57 @@ static const struct snd_rawmidi_ops rk_midi_ops = {
 	.trigger = rk_midi_trigger,
 };
 
+static int rk_compr_open(struct snd_compr_stream *stream)
+{
+	struct rk_card *rk = stream->private_data;
+
+	return atomic_cmpxchg(&rk->compr_busy, 0, 1) ? -EBUSY : 0;
+}
+
+static int rk_compr_free(struct snd_compr_stream *stream)
+{
+	struct rk_card *rk = stream->private_data;
+
+	rk_log(rk, RK_CLOSE);
+	atomic_set(&rk->compr_busy, 0);
+	return 0;
+}
+
+static int rk_compr_set_params(struct snd_compr_stream *stream,
+			       struct snd_compr_params *params)
+{
+	return 0;
+}
+
+static int rk_compr_set_metadata(struct snd_compr_stream *stream,
+				 struct snd_compr_metadata *metadata)
+{
+	return 0;
+}
+
+/* A DSP that never ends a drain: snd_compr_drain_notify() is not called. */
+static int rk_compr_trigger(struct snd_compr_stream *stream, int cmd)
+{
+	rk_log(stream->private_data, cmd);
+	return 0;
+}
+
+static int rk_compr_pointer(struct snd_compr_stream *stream,
+			    struct snd_compr_tstamp *tstamp)
+{
+	return 0;
+}
+
+/* Not const: struct snd_compr points to non-const ops. */
+static struct snd_compr_ops rk_compr_ops = {
+	.open = rk_compr_open,
+	.free = rk_compr_free,
+	.set_params = rk_compr_set_params,
+	.set_metadata = rk_compr_set_metadata,
+	.trigger = rk_compr_trigger,
+	.pointer = rk_compr_pointer,
+};
+
 static struct rk_card *rk_card_new(struct kunit *test)
 {
 	struct rk_card *rk = kunit_kzalloc(test, sizeof(*rk), GFP_KERNEL);
@@ -214,6 +272,13 @@ static struct rk_card *rk_card_new(struct kunit *test)
 				SNDRV_RAWMIDI_INFO_DUPLEX;
 	snd_rawmidi_set_ops(rk->rmidi, SNDRV_RAWMIDI_STREAM_OUTPUT, &rk_midi_ops);
 	snd_rawmidi_set_ops(rk->rmidi, SNDRV_RAWMIDI_STREAM_INPUT, &rk_midi_ops);
+	rk->compr = kunit_kzalloc(test, sizeof(*rk->compr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rk->compr);
+	rk->compr->ops = &rk_compr_ops;
+	rk->compr->private_data = rk;
+	KUNIT_ASSERT_EQ(test, snd_compress_new(rk->card, 0,
+					       SND_COMPRESS_PLAYBACK,
+					       "kunit-compr", rk->compr), 0);
 	KUNIT_ASSERT_EQ(test, snd_card_register(rk->card), 0);
 	return rk;
 }
@@ -429,6 +494,8 @@ struct rk_op {
 	struct completion done;
 	struct task_struct *task;
 	struct task_struct *sleeper;	/* for rk_revoke_asleep_fn() */
+	struct snd_card *card;		/* for rk_disconnect_asleep_fn() */
+	bool asleep;			/* the sleeper was seen asleep */
 };
 
 static int rk_op_fn(void *data)
@@ -607,18 +674,43 @@ static long rk_ioctl_user(struct file *file, unsigned int cmd,
 	return file->f_op->unlocked_ioctl(file, cmd, (unsigned long)arg);
 }
 
-/* Revoke once op->sleeper sleeps interruptibly (2 s at most). */
-static int rk_revoke_asleep_fn(void *data)
+/*
+ * Wait, at most 2 s, for op->sleeper to sleep interruptibly; the test
+ * checks op->asleep, as an operation that had not started yet would fail
+ * at the revoke without reaching the driver.
+ */
+static void rk_wait_asleep(struct rk_op *op)
 {
-	struct rk_op *op = data;
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (READ_ONCE(op->sleeper->__state) == TASK_INTERRUPTIBLE)
-			break;
+		if (READ_ONCE(op->sleeper->__state) == TASK_INTERRUPTIBLE) {
+			op->asleep = true;
+			return;
+		}
 		msleep(20);
 	}
+	op->asleep = false;
+}
+
+/* Revoke once op->sleeper sleeps. */
+static int rk_revoke_asleep_fn(void *data)
+{
+	struct rk_op *op = data;
+
+	rk_wait_asleep(op);
 	op->ret = revoke_chrdev(op->devt);
+	complete_all(&op->done);
+	return 0;
+}
+
+/* Disconnect op->card, as an unplug does, once op->sleeper sleeps. */
+static int rk_disconnect_asleep_fn(void *data)
+{
+	struct rk_op *op = data;
+
+	rk_wait_asleep(op);
+	snd_card_disconnect(op->card);
 	complete_all(&op->done);
 	return 0;
 }
@@ -656,11 +748,11 @@ static long rk_midi_params(struct file *file, void __user *arg)
 
 /*
  * Run @op on @file in the test's task while a kthread revokes the file
- * once the task sleeps: @op must return @expect within 3 s.  Drops @file.
+ * once the task sleeps: @op must return @expect within 3 s.
  */
-static void rk_midi_revoked_in(struct kunit *test, struct file *file,
-			       long (*op)(struct file *, void __user *),
-			       void __user *arg, long expect, const char *what)
+static void rk_revoked_in(struct kunit *test, struct file *file,
+			  long (*op)(struct file *, void __user *),
+			  void __user *arg, long expect, const char *what)
 {
 	struct rk_op rev;
 	unsigned long t;
@@ -673,7 +765,7 @@ static void rk_midi_revoked_in(struct kunit *test, struct file *file,
 			    "%s waited for the device", what);
 	rk_op_end(&rev);
 	KUNIT_EXPECT_EQ(test, rev.ret, 0);
-	fput(file);
+	KUNIT_EXPECT_TRUE_MSG(test, rev.asleep, "%s never slept", what);
 }
 
 /*
@@ -716,20 +808,23 @@ static void snd_revoke_test_rawmidi_shared_output(struct kunit *test)
 				       O_NONBLOCK, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
 	KUNIT_EXPECT_EQ(test, kfile.output->use_count, 2);
-	rk_midi_revoked_in(test, file, rk_midi_drain, arg, -ENXIO, "DRAIN");
+	rk_revoked_in(test, file, rk_midi_drain, arg, -ENXIO, "DRAIN");
+	fput(file);
 	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 3UL);
 
 	/* Written, then waiting for the device to take it: a success. */
 	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
 				       O_NONBLOCK | O_DSYNC, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
-	rk_midi_revoked_in(test, file, rk_midi_write, arg, 1, "O_DSYNC write");
+	rk_revoked_in(test, file, rk_midi_write, arg, 1, "O_DSYNC write");
+	fput(file);
 
 	file = revoke_kunit_open_flags(test, devt, O_WRONLY | O_APPEND |
 				       O_NONBLOCK, &err);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
 	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
-	rk_midi_revoked_in(test, file, rk_midi_params, arg, -ENXIO, "PARAMS");
+	rk_revoked_in(test, file, rk_midi_params, arg, -ENXIO, "PARAMS");
+	fput(file);
 	KUNIT_EXPECT_EQ(test, runtime->buffer_size - runtime->avail, 4UL);
 
 	/* The device never takes them: do not drain at the release. */
@@ -775,6 +870,159 @@ static void snd_revoke_test_rawmidi_active_sensing(struct kunit *test)
 	snd_card_free(rk->card);
 }
 
+static long rk_compr_drain(struct file *file, void __user *arg)
+{
+	return rk_ioctl_user(file, SNDRV_COMPRESS_DRAIN, arg);
+}
+
+static long rk_compr_partial_drain(struct file *file, void __user *arg)
+{
+	return rk_ioctl_user(file, SNDRV_COMPRESS_PARTIAL_DRAIN, arg);
+}
+
+/*
+ * The compress driver saw @trigger, then STOP, then its free, since the
+ * last call; forget them.
+ */
+static void rk_compr_expect_stopped(struct kunit *test, struct rk_card *rk,
+				    int trigger)
+{
+	int trig = rk_logged(rk, trigger);
+	int stop = rk_logged(rk, SNDRV_PCM_TRIGGER_STOP);
+
+	KUNIT_EXPECT_GE_MSG(test, trig, 0, "no trigger %d", trigger);
+	KUNIT_EXPECT_GT_MSG(test, stop, trig, "the stream was never stopped");
+	KUNIT_EXPECT_GT(test, rk_logged(rk, RK_CLOSE), stop);
+	atomic_set(&rk->nlog, 0);
+}
+
+/* The compress node, opened, set up, written to and started. */
+static struct file *rk_compr_running(struct kunit *test, struct rk_card *rk,
+				     void __user *arg)
+{
+	struct snd_compr_params params = {
+		.buffer = { .fragment_size = 1024, .fragments = 4 },
+		.codec = { .id = SND_AUDIOCODEC_PCM, .ch_in = 2, .ch_out = 2 },
+	};
+	struct file *file;
+	loff_t pos = 0;
+	int err;
+
+	file = revoke_kunit_open_flags(test, rk->compr->dev->devt, O_WRONLY,
+				       &err);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, file, "open: %d", err);
+	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &params, sizeof(params)), 0UL);
+	KUNIT_ASSERT_EQ(test, rk_ioctl_user(file, SNDRV_COMPRESS_SET_PARAMS,
+					    arg), 0L);
+	KUNIT_ASSERT_EQ(test, file->f_op->write(file, arg, 64, &pos), 64L);
+	KUNIT_ASSERT_EQ(test, rk_ioctl_user(file, SNDRV_COMPRESS_START, NULL),
+			0L);
+	return file;
+}
+
+/*
+ * A compressed-offload node is revocable like the others: a DRAIN waits
+ * for the DSP to end it, and must end at the revoke with the revoke's
+ * -ENXIO; the early release stops the draining stream and frees it, and
+ * the next opener gets the device at once.  The nodes used to be left out
+ * (revokeat(2) answered EOPNOTSUPP), so a session switch could not take
+ * /dev/snd/comprC*D* away.
+ */
+static void snd_revoke_test_compr_drain(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	dev_t devt = rk->compr->dev->devt;
+	struct file *file, *again;
+	void __user *arg;
+	__poll_t mask;
+	loff_t pos = 0;
+	int err;
+
+	arg = rk_user_page(test);
+	file = rk_compr_running(test, rk, arg);
+	KUNIT_ASSERT_TRUE_MSG(test, revoke_file_tracked(file),
+			      "revokeat(2): %d", revoke_chrdev(devt));
+	KUNIT_EXPECT_NULL(test, revoke_kunit_open_flags(test, devt, O_WRONLY,
+							&err));
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	rk_revoked_in(test, file, rk_compr_drain, arg, -ENXIO, "DRAIN");
+	rk_compr_expect_stopped(test, rk, SND_COMPR_TRIGGER_DRAIN);
+	KUNIT_EXPECT_EQ(test, rk_ioctl_user(file, SNDRV_COMPRESS_AVAIL, arg),
+			-ENXIO);
+	KUNIT_EXPECT_EQ(test, file->f_op->write(file, arg, 64, &pos),
+			-ENXIO);
+	mask = vfs_poll(file, NULL);
+	KUNIT_EXPECT_TRUE(test, mask & EPOLLERR);
+
+	again = rk_compr_running(test, rk, arg);
+	rk_revoked_in(test, again, rk_compr_drain, arg, -ENXIO,
+		      "DRAIN after reopening");
+	rk_compr_expect_stopped(test, rk, SND_COMPR_TRIGGER_DRAIN);
+	fput(again);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
+/*
+ * A PARTIAL_DRAIN (gapless playback: the end of one track) waits in the
+ * same place as a DRAIN, and so must end at the revoke too.
+ */
+static void snd_revoke_test_compr_partial_drain(struct kunit *test)
+{
+	struct snd_compr_metadata metadata = {
+		.key = SNDRV_COMPRESS_ENCODER_PADDING,
+	};
+	struct rk_card *rk = rk_card_new(test);
+	void __user *arg;
+	struct file *file;
+
+	arg = rk_user_page(test);
+	file = rk_compr_running(test, rk, arg);
+	KUNIT_ASSERT_TRUE(test, revoke_file_tracked(file));
+	KUNIT_ASSERT_EQ(test, copy_to_user(arg, &metadata, sizeof(metadata)),
+			0UL);
+	KUNIT_ASSERT_EQ(test, rk_ioctl_user(file, SNDRV_COMPRESS_SET_METADATA,
+					    arg), 0L);
+	KUNIT_ASSERT_EQ(test, rk_ioctl_user(file, SNDRV_COMPRESS_NEXT_TRACK,
+					    NULL), 0L);
+	rk_revoked_in(test, file, rk_compr_partial_drain, arg, -ENXIO,
+		      "PARTIAL_DRAIN");
+	rk_compr_expect_stopped(test, rk, SND_COMPR_TRIGGER_PARTIAL_DRAIN);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
+/*
+ * An unplug of the card (its disconnect) ends a drain in flight too, with
+ * ENODEV; it used to sleep until a signal, and the file's stream stays,
+ * as after any disconnect, until the last close stops and frees it.
+ */
+static void snd_revoke_test_compr_disconnect(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct file *file;
+	void __user *arg;
+	struct rk_op op;
+	unsigned long t;
+
+	arg = rk_user_page(test);
+	file = rk_compr_running(test, rk, arg);
+	KUNIT_ASSERT_TRUE(test, revoke_file_tracked(file));
+	op.sleeper = current;
+	op.card = rk->card;
+	rk_op_start(test, &op, rk_disconnect_asleep_fn, file, 0);
+	t = jiffies;
+	KUNIT_EXPECT_EQ(test, rk_compr_drain(file, arg), -ENODEV);
+	KUNIT_EXPECT_LT_MSG(test, jiffies - t, 3UL * HZ,
+			    "DRAIN waited past the disconnect");
+	rk_op_end(&op);
+	KUNIT_EXPECT_TRUE(test, op.asleep);
+	KUNIT_EXPECT_EQ(test, rk_logged(rk, RK_CLOSE), -1);
+	__fput_sync(file);
+	rk_compr_expect_stopped(test, rk, SND_COMPR_TRIGGER_DRAIN);
+	snd_card_free(rk->card);
+}
+
 static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_hwdep),
 	KUNIT_CASE(snd_revoke_test_hwdep_read),
@@ -787,6 +1035,9 @@ static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
 	KUNIT_CASE(snd_revoke_test_rawmidi_shared_output),
 	KUNIT_CASE(snd_revoke_test_rawmidi_active_sensing),
+	KUNIT_CASE(snd_revoke_test_compr_drain),
+	KUNIT_CASE(snd_revoke_test_compr_partial_drain),
+	KUNIT_CASE(snd_revoke_test_compr_disconnect),
 	{}
 };
 
