@@ -184,9 +184,9 @@ rd(struct file *file, ...)
 // Converted already: running the semantic patch again changes nothing.
 @snd_done depends on patch@
 identifier f =~ "^snd_.*_revoke$";
-identifier file;
+identifier fp;
 @@
-f(struct file *file) { ... }
+f(struct file *fp) { ... }
 
 @snd_misc_done depends on patch@
 @@
@@ -1039,12 +1039,97 @@ fn(struct file *file, ...)
 	...+>
 }
 
+// Compressed offload: a DRAIN or PARTIAL_DRAIN waits, without the device
+// lock, for the DSP to end it.  It also ends at the revoke, with the
+// revoke's error; the early release then stops the stream it leaves
+// draining, as a close does.  The wait queue is the file's own.
+@snd_compr depends on patch && !snd_done@
+@@
+static int snd_compr_free(...) { ... }
++
++static int snd_compr_revoke(struct file *f)
++{
++	struct snd_compr_file *data = f->private_data;
++
++	wake_up_all(&data->stream.runtime->sleep);
++	return 0;
++}
+
+@depends on snd_compr@
+identifier fo;
+@@
+static const struct file_operations fo = {
+	...,
+	.release = snd_compr_free,
++	.revoke		=	snd_compr_revoke,
+	...
+};
+
+@depends on snd_compr@
+identifier f = {snd_compress_wait_for_drain, snd_compr_drain,
+		snd_compr_partial_drain};
+parameter list ps;
+@@
+ static int f(ps
++	, struct file *file
+ )
+{
+	...
+}
+
+@depends on snd_compr@
+identifier stream, ret;
+@@
+static int snd_compress_wait_for_drain(struct snd_compr_stream *stream, ...)
+{
+	...
+	ret = wait_event_interruptible(stream->runtime->sleep,
+-			(stream->runtime->state != SNDRV_PCM_STATE_DRAINING));
++			stream->runtime->state != SNDRV_PCM_STATE_DRAINING ||
++			snd_revoked(file));
+	...
+	mutex_lock(&stream->device->lock);
++	if (snd_revoked(file))
++		ret = revoke_file_error(file);
+	return ret;
+}
+
+@depends on snd_compr@
+identifier f = {snd_compr_drain, snd_compr_partial_drain};
+expression stream;
+@@
+static int f(...)
+{
+	<...
+-	snd_compress_wait_for_drain(stream)
++	snd_compress_wait_for_drain(stream, file)
+	...>
+}
+
+@depends on snd_compr@
+identifier f;
+expression stream;
+@@
+static long snd_compr_ioctl(struct file *f, ...)
+{
+	<...
+(
+-	snd_compr_drain(stream)
++	snd_compr_drain(stream, f)
+|
+-	snd_compr_partial_drain(stream)
++	snd_compr_partial_drain(stream, f)
+)
+	...>
+}
+
 @snd_inc depends on patch@
 @@
 #include <sound/core.h>
 
 @depends on snd_inc && (snd_ctl || snd_timer || snd_rawmidi || snd_hwdep || snd_seq ||
-		       snd_pcm || snd_seq_fifo || snd_seq_pool || snd_wait_goto)@
+		       snd_pcm || snd_seq_fifo || snd_seq_pool || snd_wait_goto ||
+		       snd_compr)@
 @@
 #include <sound/core.h>
 +#include <sound/revoke.h>

@@ -3,7 +3,7 @@
  * ALSA adapter of the revoke framework.
  *
  * Every ALSA device node (/dev/snd/controlC*, pcmC*D*[pc], midiC*D*,
- * hwC*D*, timer, seq) is a minor of the one "alsa" char device, whose open
+ * hwC*D*, comprC*D*, timer, seq) is a minor of the one "alsa" char device, whose open
  * (snd_open()) looks the minor up and replaces the file's f_op with the
  * node's own file_operations.  There is no cdev per node for the
  * framework's char device glue to hook, so the ALSA core does it here:
@@ -28,12 +28,13 @@
  *    ->release takes (pcm and rawmidi open_mutex, register_mutex,
  *    sound_mutex), hence the work item.
  *
- * The per-node ->revoke methods (control, pcm, rawmidi, hwdep, timer, seq)
- * and the revoke checks in their sleeps are added by
+ * The per-node ->revoke methods (control, pcm, rawmidi, hwdep, compress,
+ * timer, seq) and the revoke checks in their sleeps are added by
  * scripts/coccinelle/revoke.cocci; they wake what the node's sleepers wait
- * on, stop a running PCM stream and drop pending rawmidi output.  The early
- * ->release then frees the PCM or rawmidi substream, the timer instance and
- * the control element locks, so the next opener gets them at once.
+ * on (a compressed stream's drain too), stop a running PCM stream and drop
+ * pending rawmidi output.  The early ->release then frees the PCM or
+ * rawmidi substream, the compressed stream, the timer instance and the
+ * control element locks, so the next opener gets them at once.
  *
  * hwdep minors whose backend implements ->read (the FireWire and some USB
  * devices) sleep where the ALSA core cannot wake them, and those whose
