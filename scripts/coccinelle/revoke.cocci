@@ -772,7 +772,7 @@ static int snd_pcm_drain(struct snd_pcm_substream *substream,
 		result = -ENODEV;
 		break;
 	}
-+	if (file && revoke_file_revoked(file)) {
++	if (snd_revoked(file)) {
 +		result = revoke_file_error(file);
 +		break;
 +	}
@@ -811,15 +811,17 @@ fn(struct kiocb *iocb, ...)
 // So does any ioctl in flight at the revoke: it may have waited for a lock
 // or for the card's power, then found the stream disconnected.
 @depends on snd_pcm@
-identifier file;
+identifier file, pcm_file;
 expression list es;
 @@
 static long snd_pcm_ioctl(struct file *file, ...)
 {
-	<...
+	struct snd_pcm_file *pcm_file;
++	long err;
+	...
 -	return snd_pcm_common_ioctl(es);
-+	return snd_revoke_pcm_error(file, snd_pcm_common_ioctl(es));
-	...>
++	err = snd_pcm_common_ioctl(es);
++	return snd_revoke_pcm_error(file, err);
 }
 
 @depends on patch@
@@ -923,11 +925,11 @@ int snd_seq_fifo_cell_out(struct snd_seq_fifo *f,
 	...
 	while (...) {
 -		if (nonblock) {
-+		if (nonblock || (file && revoke_file_revoked(file))) {
++		if (nonblock || snd_revoked(file)) {
 			...
 -			return -EAGAIN;
-+			return file && revoke_file_revoked(file) ?
-+			       revoke_file_error(file) : -EAGAIN;
++			return snd_revoked(file) ? revoke_file_error(file) :
++			       -EAGAIN;
 		}
 		...
 	}
@@ -961,10 +963,10 @@ static int snd_seq_cell_alloc(struct snd_seq_pool *pool, ..., int nonblock,
 	...
 -	while (pool->free == NULL && ! nonblock && ! pool->closing) {
 +	while (pool->free == NULL && ! nonblock && ! pool->closing &&
-+	       !(file && revoke_file_revoked(file))) {
++	       !snd_revoked(file)) {
 	...
 	}
-+	if (file && revoke_file_revoked(file)) {
++	if (snd_revoked(file)) {
 +		err = revoke_file_error(file);
 +		goto L;
 +	}
