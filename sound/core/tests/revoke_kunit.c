@@ -105,7 +105,8 @@ static int rk_logged(struct rk_card *rk, int what)
 }
 
 static const struct snd_pcm_hardware rk_pcm_hw = {
-	.info = SNDRV_PCM_INFO_INTERLEAVED | SNDRV_PCM_INFO_PAUSE,
+	.info = SNDRV_PCM_INFO_INTERLEAVED | SNDRV_PCM_INFO_PAUSE |
+		SNDRV_PCM_INFO_MMAP | SNDRV_PCM_INFO_MMAP_VALID,
 	.formats = SNDRV_PCM_FMTBIT_S16_LE,
 	.rates = SNDRV_PCM_RATE_48000,
 	.rate_min = 48000,
@@ -482,6 +483,51 @@ static void snd_revoke_test_pcm_paused(struct kunit *test)
 	KUNIT_EXPECT_GE_MSG(test, stop, 0, "the paused stream was never stopped");
 	KUNIT_EXPECT_LT(test, stop, hw_free);
 	KUNIT_EXPECT_GE(test, rk_logged(rk, RK_CLOSE), 0);
+	fput(file);
+	snd_card_free(rk->card);
+}
+
+/*
+ * A substream that a file the revoke does not touch shares (an OSS
+ * /dev/dsp file, not revocable, with a native O_APPEND opener) keeps the
+ * count of that file's data mappings: the early release of the revoked
+ * file takes out only what its own mappings added, split or not, and
+ * their ->close no longer counts.  It used to reset the count, which went
+ * to -1 once the other file's mapping went, and every later HW_PARAMS of
+ * the substream failed with EBADFD.
+ */
+static void snd_revoke_test_pcm_mmap_count(struct kunit *test)
+{
+	struct rk_card *rk = rk_card_new(test);
+	struct snd_pcm_substream *substream;
+	unsigned long addr[2];
+	struct file *file, *again;
+	int i;
+
+	file = rk_pcm_open_setup(test, rk, &substream);
+	for (i = 0; i < 2; i++) {
+		addr[i] = kunit_vm_mmap(test, file, 0, 2 * PAGE_SIZE, PROT_READ,
+					MAP_SHARED, SNDRV_PCM_MMAP_OFFSET_DATA);
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr[i]), "mmap: %ld",
+				       (long)addr[i]);
+	}
+	/* A split: the new part's ->open counts, the unmapped part's ->close. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr[0], PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, atomic_read(&substream->mmap_count), 2);
+	/* The other file's mapping, as snd_pcm_mmap_data() counts it. */
+	atomic_inc(&substream->mmap_count);
+
+	KUNIT_EXPECT_EQ(test, revoke_chrdev(RK_PCM_STREAM(rk).dev->devt), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&substream->mmap_count), 1,
+			    "the other file's mapping is no longer counted");
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr[0] + PAGE_SIZE, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr[1], 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&substream->mmap_count), 1);
+	/* The other file's mapping goes. */
+	atomic_dec(&substream->mmap_count);
+
+	again = rk_pcm_open_setup(test, rk, &substream);
+	fput(again);
 	fput(file);
 	snd_card_free(rk->card);
 }
@@ -1030,6 +1076,7 @@ static struct kunit_case snd_revoke_cases[] = {
 	KUNIT_CASE(snd_revoke_test_one_node),
 	KUNIT_CASE(snd_revoke_test_card_disconnect),
 	KUNIT_CASE(snd_revoke_test_pcm_paused),
+	KUNIT_CASE(snd_revoke_test_pcm_mmap_count),
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait),
 	KUNIT_CASE(snd_revoke_test_pcm_power_wait_killed),
 	KUNIT_CASE(snd_revoke_test_pcm_ioctl_in_flight),
