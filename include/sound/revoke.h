@@ -68,6 +68,7 @@ int snd_revoke_power_wait(struct snd_card *card, const struct file *file);
 void snd_revoke_release_power_wait(struct snd_card *card,
 				   const struct file *file);
 void snd_revoke_power_wake(struct snd_card *card);
+void snd_revoke_pcm_mmap_count(struct file *file, int n);
 #else
 static inline int snd_revoke_init(void)
 {
@@ -111,6 +112,10 @@ static inline void snd_revoke_release_power_wait(struct snd_card *card,
 }
 
 static inline void snd_revoke_power_wake(struct snd_card *card)
+{
+}
+
+static inline void snd_revoke_pcm_mmap_count(struct file *file, int n)
 {
 }
 #endif

@@ -346,7 +346,8 @@ void snd_fasync_free(struct snd_fasync *fasync)
 +#include <sound/revoke.h>
 
 // pcm.h: mappings of a revoked file no longer count on the substream; the
-// file's early ->release resets the count (see snd_pcm_release()).
+// file's early ->release takes out what they added (see snd_pcm_release()),
+// which the file counts, as another file may share the substream.
 @snd_pcm_h depends on patch@
 identifier area, substream;
 @@
@@ -357,6 +358,7 @@ static inline void snd_pcm_mmap_data_open(struct vm_area_struct *area)
 +
 +	if (revoke_file_revoked(area->vm_file))
 +		return;
++	snd_revoke_pcm_mmap_count(area->vm_file, 1);
 	atomic_inc(&substream->mmap_count);
 }
 |
@@ -366,14 +368,24 @@ static inline void snd_pcm_mmap_data_close(struct vm_area_struct *area)
 +
 +	if (revoke_file_revoked(area->vm_file))
 +		return;
++	snd_revoke_pcm_mmap_count(area->vm_file, -1);
 	atomic_dec(&substream->mmap_count);
 }
 )
 
 @depends on snd_pcm_h@
 @@
+struct snd_pcm_file {
+	struct snd_pcm_substream *substream;
++	/* what its data mappings add to the substream's mmap_count */
++	atomic_t mmap_count;
+	...
+};
+
+@depends on snd_pcm_h@
+@@
 #include <linux/pm_qos.h>
-+#include <linux/revoke.h>
++#include <sound/revoke.h>
 
 // Each node type's ->revoke, after its ->release.
 @snd_ctl depends on patch && !snd_done@
@@ -864,6 +876,23 @@ static int snd_pcm_release(struct inode *inode, struct file *file)
 	...>
 }
 
+// A new mapping of the data area counts for the file too (see pcm.h).
+@depends on snd_pcm@
+identifier substream, file, area, err;
+@@
+int snd_pcm_mmap_data(struct snd_pcm_substream *substream, struct file *file,
+		      struct vm_area_struct *area)
+{
+	...
+-	if (!err)
+-		atomic_inc(&substream->mmap_count);
++	if (!err) {
++		snd_revoke_pcm_mmap_count(file, 1);
++		atomic_inc(&substream->mmap_count);
++	}
+	...
+}
+
 // The revoked file's mappings no longer count (see pcm.h above).
 @depends on snd_pcm@
 identifier file, substream, pcm;
@@ -878,7 +907,8 @@ static int snd_pcm_release(struct inode *inode, struct file *file)
 +			snd_pcm_stream_lock_irq(substream);
 +			snd_pcm_revoke_stop(substream);
 +			snd_pcm_stream_unlock_irq(substream);
-+			atomic_set(&substream->mmap_count, 0);
++			atomic_sub(atomic_read(&pcm_file->mmap_count),
++				   &substream->mmap_count);
 +		}
 		snd_pcm_release_substream(substream);
 		...

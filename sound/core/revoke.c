@@ -59,6 +59,7 @@
 #include <sound/core.h>
 #include <sound/hwdep.h>
 #include <sound/minors.h>
+#include <sound/pcm.h>
 #include <sound/revoke.h>
 
 static DEFINE_MUTEX(snd_revoke_mutex);
@@ -339,3 +340,29 @@ void snd_revoke_power_wake(struct snd_card *card)
 #endif
 }
 EXPORT_SYMBOL_GPL(snd_revoke_power_wake);
+
+/**
+ * snd_revoke_pcm_mmap_count - count a PCM file's data mappings
+ * @file: the file of a mapping of a substream's data area
+ * @n: 1 for a new mapping, -1 for one that goes
+ *
+ * A revocable PCM file counts what its data mappings add to its
+ * substream's mmap_count.  The ->close of a revoked file's mappings no
+ * longer counts (the next opener may have the substream by then), so the
+ * file's early release takes that out of the substream's count, and only
+ * that: another file may share the substream (an OSS /dev/dsp file, which
+ * is not revocable, with a native O_APPEND opener) and keep its own
+ * mappings.  An OSS file's mappings are not counted here.
+ *
+ * Context: Any context; the mapping's ->open or ->close, or the mmap.
+ */
+void snd_revoke_pcm_mmap_count(struct file *file, int n)
+{
+	struct snd_pcm_file *pcm_file;
+
+	if (!revoke_file_tracked(file))
+		return;
+	pcm_file = file->private_data;
+	atomic_add(n, &pcm_file->mmap_count);
+}
+EXPORT_SYMBOL_GPL(snd_revoke_pcm_mmap_count);
