@@ -3,9 +3,9 @@
  * ALSA adapter of the revoke framework.
  *
  * Every ALSA device node (/dev/snd/controlC*, pcmC*D*[pc], midiC*D*,
- * hwC*D*, comprC*D*, timer, seq) is a minor of the one "alsa" char device, whose open
- * (snd_open()) looks the minor up and replaces the file's f_op with the
- * node's own file_operations.  There is no cdev per node for the
+ * hwC*D*, comprC*D*, timer, seq) is a minor of the one "alsa" char
+ * device, whose open (snd_open()) looks the minor up and replaces the
+ * file's f_op with the node's own file_operations.  There is no cdev per node for the
  * framework's char device glue to hook, so the ALSA core does it here:
  *
  *  - snd_register_device() gives each minor whose file_operations have
