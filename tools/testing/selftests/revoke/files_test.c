@@ -531,6 +531,13 @@ static int check_file_revoked(int fd, const char *other)
 		return 31;
 	if (ioctl(fd, FS_IOC_GETFLAGS, &n) != -1 || errno != EBADF)
 		return 32;
+	/* Nor drops or reads ahead in it. */
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != EBADF)
+		return 34;
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) != EBADF)
+		return 35;
+	if (readahead(fd, 0, PAGE) != -1 || errno != EBADF)
+		return 36;
 	/* What acts on the descriptor and the struct file still works. */
 	n = 0;
 	if (ioctl(fd, FIONBIO, &n) || ioctl(fd, FIOCLEX) || ioctl(fd, FIONCLEX))
