@@ -172,6 +172,7 @@ atomic_t revoke_cycles = ATOMIC_INIT(0);
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
 unsigned long revoke_kunit_steps;
 void (*revoke_kunit_cycle_ended)(struct revoke_object *obj);
+void (*revoke_kunit_poll_published)(struct file *file);
 #endif
 
 /* The gate ------------------------------------------------------------ */
@@ -797,6 +798,10 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 	}
 	list_add(&new->node, &rf->pollers);
 	spin_unlock_irqrestore(&rf->poll_wq.lock, flags);
+#if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
+	if (revoke_kunit_poll_published)
+		revoke_kunit_poll_published(file);
+#endif
 	add_wait_queue(whead, &new->wait);
 }
 

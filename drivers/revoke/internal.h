@@ -145,6 +145,8 @@ extern unsigned long revoke_kunit_steps;
 #define revoke_kunit_step()	(revoke_kunit_steps++)
 /* Called when a cycle has ended, before it drops its references. */
 extern void (*revoke_kunit_cycle_ended)(struct revoke_object *obj);
+/* Called when a poll has published a new forwarder, before it hooks it. */
+extern void (*revoke_kunit_poll_published)(struct file *file);
 #else
 #define revoke_kunit_step()	do { } while (0)
 #endif

@@ -721,6 +721,61 @@ static void revoke_test_poll(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+static struct kd_poll_entry *kd_second_poller;
+
+/*
+ * Between publishing its forwarder and hooking it on the driver's queue,
+ * the first poll lets a second poller of the file find the forwarder and
+ * go to sleep, and the driver's state change and wake its queue.
+ */
+static void kd_poll_between(struct file *file)
+{
+	struct kd_file *kf = file->private_data;
+
+	revoke_kunit_poll_published = NULL;
+	init_poll_funcptr(&kd_second_poller->pt, kd_poll_queue);
+	if (vfs_poll(file, &kd_second_poller->pt))
+		return;
+	WRITE_ONCE(kf->dev->unblock, true);
+	wake_up_poll(&kf->dev->wait, EPOLLIN);
+}
+
+/*
+ * A poller that found a forwarder still on its way to the driver's queue
+ * learns of a wakeup the driver made before it got there.
+ */
+static void revoke_test_poll_first_wakeup(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct kd_poll_entry first = {}, second = {};
+	struct file *file;
+
+	file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	kd_second_poller = &second;
+	revoke_kunit_poll_published = kd_poll_between;
+	init_poll_funcptr(&first.pt, kd_poll_queue);
+	vfs_poll(file, &first.pt);
+	revoke_kunit_poll_published = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, first.whead);
+	KUNIT_ASSERT_NOT_NULL(test, second.whead);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(dev->unblock));
+	KUNIT_EXPECT_GE_MSG(test, second.wakeups, 1,
+			    "the second poller slept through the driver's wakeup");
+
+	/* Later wakeups reach both, once each. */
+	first.wakeups = 0;
+	second.wakeups = 0;
+	wake_up_poll(&dev->wait, EPOLLIN);
+	KUNIT_EXPECT_EQ(test, first.wakeups, 1);
+	KUNIT_EXPECT_EQ(test, second.wakeups, 1);
+
+	remove_wait_queue(first.whead, &first.wait);
+	remove_wait_queue(second.whead, &second.wait);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
 /*
  * A disconnect wakes the sleepers and closes the operations (-ENODEV) but
  * keeps the driver's state until the last close; a revoke after it still
@@ -1574,6 +1629,7 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_open_race),
 	KUNIT_CASE(revoke_test_self_revoke),
 	KUNIT_CASE(revoke_test_poll),
+	KUNIT_CASE(revoke_test_poll_first_wakeup),
 	KUNIT_CASE(revoke_test_disconnect),
 	KUNIT_CASE(revoke_test_pollfree),
 	KUNIT_CASE(revoke_test_uring),
