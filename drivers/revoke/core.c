@@ -803,6 +803,12 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 		revoke_kunit_poll_published(file);
 #endif
 	add_wait_queue(whead, &new->wait);
+	/*
+	 * A poller that found the forwarder above went to sleep trusting it,
+	 * and the driver may have woken its queue before the forwarder was
+	 * on it: have our pollers look again.  Once per queue and file.
+	 */
+	__wake_up(&rf->poll_wq, TASK_NORMAL, 0, NULL);
 }
 
 /* Take the forwarders off the driver's queues; no poll runs concurrently. */

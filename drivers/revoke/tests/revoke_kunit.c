@@ -698,6 +698,9 @@ static void revoke_test_poll(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, !vfs_poll(file, &e.pt));
 	KUNIT_ASSERT_NOT_NULL(test, e.whead);
 	KUNIT_EXPECT_TRUE(test, e.whead != &dev->wait);
+	/* A new forwarder has the file's pollers look again, once. */
+	KUNIT_EXPECT_EQ(test, e.wakeups, 1);
+	e.wakeups = 0;
 	/* Our forwarder, the only entry of the driver's queue. */
 	KUNIT_EXPECT_TRUE(test, waitqueue_active(&dev->wait));
 
@@ -836,6 +839,7 @@ static void revoke_test_pollfree(struct kunit *test)
 	init_poll_funcptr(&e.pt, kd_poll_queue);
 	vfs_poll(file, &e.pt);
 	KUNIT_ASSERT_NOT_NULL(test, e.whead);
+	e.wakeups = 0;
 	/* Nobody else adds to or wakes the queue: no barrier needed. */
 	KUNIT_EXPECT_TRUE(test, waitqueue_active(kf->pwq));
 
