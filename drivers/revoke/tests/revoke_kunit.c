@@ -724,6 +724,30 @@ static void revoke_test_poll(struct kunit *test)
 	revoke_object_put(dev->obj);
 }
 
+/*
+ * An open whose permission check came before a revoke fails, however many
+ * cycles of other objects ran while it was held up (in a fault of its
+ * own, say): the cycle count must not wrap between its sample and the
+ * check.
+ */
+static void revoke_test_open_sample_wrap(struct kunit *test)
+{
+	struct kd_dev *dev = kd_dev_create(test);
+	struct file *file;
+	u64 sample;
+
+	sample = atomic_read(&revoke_cycles);
+	atomic_add(1U << 31, &revoke_cycles);
+	revoke_object_revoke(dev->obj);
+	file = kd_open_file(test, dev, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	KUNIT_EXPECT_EQ(test, revoke_open_check(file, sample), -ENXIO);
+	/* An open that sampled after the revoke keeps its file. */
+	KUNIT_EXPECT_EQ(test, revoke_open_check(file, atomic_read(&revoke_cycles)), 0);
+	kd_close(file);
+	revoke_object_put(dev->obj);
+}
+
 static struct kd_poll_entry *kd_second_poller;
 
 /*
@@ -1634,6 +1658,7 @@ static struct kunit_case revoke_core_cases[] = {
 	KUNIT_CASE(revoke_test_self_revoke),
 	KUNIT_CASE(revoke_test_poll),
 	KUNIT_CASE(revoke_test_poll_first_wakeup),
+	KUNIT_CASE(revoke_test_open_sample_wrap),
 	KUNIT_CASE(revoke_test_disconnect),
 	KUNIT_CASE(revoke_test_pollfree),
 	KUNIT_CASE(revoke_test_uring),
