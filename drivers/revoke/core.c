@@ -71,7 +71,9 @@
  * REVOKING).  Opens arriving while REVOKING wait for the end of the cycle.
  * Every cycle start takes a number from the global revoke_cycles, so that
  * an open can tell whether a cycle of its object started after its
- * permission check (revoke_open_check()).
+ * permission check (revoke_open_check()).  The count is 64-bit: it never
+ * wraps between an open's sample and its check, however long the open is
+ * held up.
  *
  * The gate.  Every proxy runs the driver's method between revoke_enter()
  * and revoke_exit().  revoke_enter() tests the file's mark and increments
@@ -167,7 +169,7 @@
 struct vfsmount *revoke_mnt __ro_after_init;
 
 /* Cycles started, of any object: see revoke_open_check(). */
-atomic_t revoke_cycles = ATOMIC_INIT(0);
+atomic64_t revoke_cycles = ATOMIC64_INIT(0);
 
 #if IS_ENABLED(CONFIG_REVOKE_KUNIT_TEST)
 unsigned long revoke_kunit_steps;
@@ -1765,7 +1767,7 @@ static void revoke_cycle_number(struct revoke_object *obj)
 	obj->cycle_task = current;
 	obj->state = REVOKE_REVOKING;
 	obj->seq++;
-	obj->cycle_gen = atomic_inc_return(&revoke_cycles);
+	obj->cycle_gen = atomic64_inc_return(&revoke_cycles);
 }
 
 /*
@@ -1793,7 +1795,7 @@ static bool revoke_cycle_start(struct revoke_object *obj, bool kill,
 		 * number makes them fail (revoke_open_check()).
 		 */
 		if (!run)
-			obj->cycle_gen = atomic_inc_return(&revoke_cycles);
+			obj->cycle_gen = atomic64_inc_return(&revoke_cycles);
 		*seq = obj->seq;
 		/*
 		 * A kill from inside the cycle (a driver's ->open, ->release,
@@ -2309,7 +2311,8 @@ EXPORT_SYMBOL_GPL(revoke_file_open);
 /**
  * revoke_open_check - fail an open that a revoke should have taken
  * @file: a file open(2) has just opened
- * @sample: what file_revoke_sample() returned before its permission check
+ * @sample: what file_revoke_open_sample() returned before its permission
+ *	check
  *
  * A session manager takes a node away by changing its permissions, then
  * calling revokeat(2).  An open that passed its permission check before
@@ -2317,7 +2320,7 @@ EXPORT_SYMBOL_GPL(revoke_file_open);
  * event), must not give the old user a live file: if a cycle of @file's
  * object started after @sample was taken, the open fails.  The ordering:
  * the session manager's permission change happens before the cycle's
- * number is taken (a full barrier, atomic_inc_return()); the open reads
+ * number is taken (a full barrier, atomic64_inc_return()); the open reads
  * the number before the permission (smp_rmb() in file_revoke_sample()).
  * So an open that saw the old permission saw the old number.  The cycle
  * number of the object is read after revoke_file_open() took obj->lock,
@@ -2327,14 +2330,14 @@ EXPORT_SYMBOL_GPL(revoke_file_open);
  * Context: Process context, from do_open().
  * Return: 0, or -ENXIO.
  */
-int revoke_open_check(struct file *file, unsigned int sample)
+int revoke_open_check(struct file *file, u64 sample)
 {
 	struct revoke_object *obj;
 
 	if (!revoke_file_tracked(file))
 		return 0;
 	obj = revoke_file_of(file)->obj;
-	if ((int)(READ_ONCE(obj->cycle_gen) - sample) > 0)
+	if (READ_ONCE(obj->cycle_gen) > sample)
 		return -ENXIO;
 	return 0;
 }

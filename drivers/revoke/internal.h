@@ -38,7 +38,7 @@ struct revoke_object {
 	bool resume;			/* (L) the work item finishes a cycle */
 	unsigned long seq;		/* (L) cycles started */
 	unsigned long done_seq;		/* (L) cycles finished */
-	unsigned int cycle_gen;		/* (L) revoke_cycles at the last start */
+	u64 cycle_gen;			/* (L) revoke_cycles at the last start */
 	struct task_struct *cycle_task;	/* (L) who runs the cycle, if any */
 	struct list_head openers;	/* (L) ->open running: revoke_task */
 	struct list_head closers;	/* (L) ->release running: revoke_task */

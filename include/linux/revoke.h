@@ -81,8 +81,8 @@ int revoke_cdev_open(struct cdev *cdev, struct inode *inode,
 int revoke_chrdev(dev_t dev);
 
 /* For fs/namei.c: see file_revoke_open_sample(). */
-extern atomic_t revoke_cycles;
-int revoke_open_check(struct file *file, unsigned int sample);
+extern atomic64_t revoke_cycles;
+int revoke_open_check(struct file *file, u64 sample);
 
 #else /* !CONFIG_REVOKE */
 
@@ -106,7 +106,7 @@ static inline bool revoke_file_tracked(const struct file *file)
 	return false;
 }
 
-static inline int revoke_open_check(struct file *file, unsigned int sample)
+static inline int revoke_open_check(struct file *file, u64 sample)
 {
 	return 0;
 }
@@ -201,7 +201,7 @@ static inline u64 file_revoke_open_sample(const struct inode *inode)
 
 #ifdef CONFIG_REVOKE
 	if (S_ISCHR(inode->i_mode))
-		sample = atomic_read(&revoke_cycles);
+		sample = atomic64_read(&revoke_cycles);
 	else if (S_ISREG(inode->i_mode))
 		sample = READ_ONCE(inode->i_revoke_gen);
 	/*
@@ -240,8 +240,7 @@ static inline int file_revoke_open_check(struct file *file, u64 sample)
 #endif
 	if (!S_ISCHR(mode))
 		return 0;
-	/* A device's sample is the 32-bit revoke_cycles. */
-	return revoke_open_check(file, (unsigned int)sample);
+	return revoke_open_check(file, sample);
 }
 
 /**

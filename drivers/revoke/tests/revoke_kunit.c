@@ -736,14 +736,15 @@ static void revoke_test_open_sample_wrap(struct kunit *test)
 	struct file *file;
 	u64 sample;
 
-	sample = atomic_read(&revoke_cycles);
-	atomic_add(1U << 31, &revoke_cycles);
+	sample = atomic64_read(&revoke_cycles);
+	atomic64_add(1ULL << 31, &revoke_cycles);
 	revoke_object_revoke(dev->obj);
 	file = kd_open_file(test, dev, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, file);
 	KUNIT_EXPECT_EQ(test, revoke_open_check(file, sample), -ENXIO);
 	/* An open that sampled after the revoke keeps its file. */
-	KUNIT_EXPECT_EQ(test, revoke_open_check(file, atomic_read(&revoke_cycles)), 0);
+	sample = atomic64_read(&revoke_cycles);
+	KUNIT_EXPECT_EQ(test, revoke_open_check(file, sample), 0);
 	kd_close(file);
 	revoke_object_put(dev->obj);
 }
