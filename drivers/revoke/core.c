@@ -810,7 +810,7 @@ static void revoke_poll_queue(struct file *file, wait_queue_head_t *whead,
 	 * and the driver may have woken its queue before the forwarder was
 	 * on it: have our pollers look again.  Once per queue and file.
 	 */
-	__wake_up(&rf->poll_wq, TASK_NORMAL, 0, NULL);
+	wake_up_all(&rf->poll_wq);
 }
 
 /* Take the forwarders off the driver's queues; no poll runs concurrently. */

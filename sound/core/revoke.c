@@ -5,8 +5,9 @@
  * Every ALSA device node (/dev/snd/controlC*, pcmC*D*[pc], midiC*D*,
  * hwC*D*, comprC*D*, timer, seq) is a minor of the one "alsa" char
  * device, whose open (snd_open()) looks the minor up and replaces the
- * file's f_op with the node's own file_operations.  There is no cdev per node for the
- * framework's char device glue to hook, so the ALSA core does it here:
+ * file's f_op with the node's own file_operations.  There is no cdev per
+ * node for the framework's char device glue to hook, so the ALSA core
+ * does it here:
  *
  *  - snd_register_device() gives each minor whose file_operations have
  *    ->revoke its own revoke object, found by revokeat(2) through the
