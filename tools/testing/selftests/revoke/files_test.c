@@ -335,14 +335,20 @@ static long aio_fsync_result(int fd)
 	};
 	struct iocb *cbs[1] = { &cb };
 	struct io_event ev;
-	long res = LONG_MIN;
+	long res = LONG_MIN, n;
 
 	if (syscall(__NR_io_setup, 1, &ctx))
 		return LONG_MIN;
-	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1) {
 		res = -errno;
-	else if (syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL) == 1)
-		res = ev.res;
+	} else {
+		/* EINTR: see uring_close(). */
+		do {
+			n = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
+		} while (n == -1 && errno == EINTR);
+		if (n == 1)
+			res = ev.res;
+	}
 	syscall(__NR_io_destroy, ctx);
 	return res;
 }
@@ -380,6 +386,12 @@ static int uring_open(struct uring *u)
 	return 0;
 }
 
+/*
+ * Closing a ring that has been used hands the task a piece of task work
+ * with TWA_SIGNAL, once the ring's exit work runs (an RCU grace period
+ * later): the task's next interruptible wait, whichever it is, returns
+ * EINTR.  Every wait here is retried on it.
+ */
 static void uring_close(struct uring *u)
 {
 	munmap(u->sq, u->sq_len);
@@ -396,6 +408,7 @@ static int uring_run(struct uring *u, const struct io_uring_sqe *sqe)
 	unsigned int mask = *(unsigned int *)(u->sq + u->p.sq_off.ring_mask);
 	unsigned int *sq_tail = u->sq + u->p.sq_off.tail;
 	unsigned int *cq_head = u->sq + u->p.cq_off.head;
+	unsigned int *cq_tail = u->sq + u->p.cq_off.tail;
 	struct io_uring_cqe *cqe;
 	int res;
 
@@ -405,6 +418,12 @@ static int uring_run(struct uring *u, const struct io_uring_sqe *sqe)
 	if (syscall(__NR_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS,
 		    NULL, 0) != 1)
 		return INT_MIN;
+	/* Submitted, but the wait for its completion can end with EINTR. */
+	while (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head) {
+		if (syscall(__NR_io_uring_enter, u->fd, 0, 1,
+			    IORING_ENTER_GETEVENTS, NULL, 0) && errno != EINTR)
+			return INT_MIN;
+	}
 	mask = *(unsigned int *)(u->sq + u->p.cq_off.ring_mask);
 	cqe = (struct io_uring_cqe *)(u->sq + u->p.cq_off.cqes) +
 	      (*cq_head & mask);
