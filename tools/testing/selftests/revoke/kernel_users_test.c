@@ -17,6 +17,7 @@
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "../kselftest_harness.h"
 #include "revoke_util.h"
@@ -292,6 +293,75 @@ TEST_F(users, overlayfs_files_go_with_the_real_file)
 	EXPECT_EQ(close(before), 0);
 	EXPECT_EQ(close(after), 0);
 	EXPECT_EQ(close(lower_rev), 0);
+	EXPECT_EQ(umount(merged), 0);
+}
+
+/*
+ * With metacopy=on, a chmod copies up only the metadata: the upper file
+ * exists, and an overlay file opened then reads the lower file's data.
+ * It goes with a revoke of the upper file made after its open (reading
+ * through it, fsync, and after its data is copied up), and not with one
+ * made before its open.
+ */
+TEST_F(users, overlayfs_metacopy_files_go_with_the_upper_file)
+{
+	const char *lower = DIR "/lower", *upper = DIR "/upper";
+	const char *work = DIR "/work", *merged = DIR "/merged";
+	int before, fd, wfd;
+	char opts[256];
+
+	mkdir(lower, 0755);
+	mkdir(upper, 0755);
+	mkdir(work, 0755);
+	mkdir(merged, 0755);
+	ASSERT_EQ(fill(DIR "/lower/f", 'o', 2), 0);
+	ASSERT_EQ(fill(DIR "/lower/g", 'o', 2), 0);
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=%s,upperdir=%s,workdir=%s,metacopy=on",
+		 lower, upper, work);
+	ASSERT_EQ(mount("overlay", merged, "overlay", 0, opts), 0);
+	/* Metadata only: the upper files have no data yet. */
+	ASSERT_EQ(chmod(DIR "/merged/f", 0640), 0);
+	ASSERT_EQ(chmod(DIR "/merged/g", 0640), 0);
+	ASSERT_GE(getxattr(DIR "/upper/f", "trusted.overlay.metacopy", NULL,
+			   0), 0);
+
+	/* A revoke before the open does not take it, copied up or not. */
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, DIR "/upper/f", 0), 0);
+	fd = open(DIR "/merged/f", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(byte_at(fd, 0), 'o');
+	EXPECT_EQ(fsync(fd), 0) {
+		TH_LOG("fsync: %s", strerror(errno));
+	}
+	wfd = open(DIR "/merged/f", O_RDWR);	/* copies the data up */
+	ASSERT_GE(wfd, 0);
+	EXPECT_EQ(byte_at(fd, 0), 'o') {
+		TH_LOG("taken by a revoke made before its open");
+	}
+	/* One after the open takes both. */
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, DIR "/upper/f", 0), 0);
+	EXPECT_EQ(byte_at(fd, 0), -EBADF);
+	EXPECT_EQ(byte_at(wfd, 0), -EBADF);
+	EXPECT_EQ(close(fd), 0);
+	EXPECT_EQ(close(wfd), 0);
+
+	/* Revoked while it still reads the lower file's data. */
+	before = open(DIR "/merged/g", O_RDONLY);
+	ASSERT_GE(before, 0);
+	EXPECT_EQ(byte_at(before, 0), 'o');
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, DIR "/upper/g", 0), 0);
+	EXPECT_EQ(byte_at(before, 0), -EBADF) {
+		TH_LOG("reads on after a revoke of the upper file");
+	}
+	EXPECT_EQ(fsync(before), -1);
+	EXPECT_EQ(errno, EBADF);
+	wfd = open(DIR "/merged/g", O_RDWR);	/* copies the data up */
+	ASSERT_GE(wfd, 0);
+	EXPECT_EQ(byte_at(wfd, 0), 'o');
+	EXPECT_EQ(byte_at(before, 0), -EBADF);
+	EXPECT_EQ(close(wfd), 0);
+	EXPECT_EQ(close(before), 0);
 	EXPECT_EQ(umount(merged), 0);
 }
 
