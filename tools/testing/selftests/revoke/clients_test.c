@@ -42,9 +42,9 @@
  * For a client to open its device and play, under TCG: PipeWire takes
  * 10-20 s, more while the old instances still use the CPUs.
  */
-#define START_MS	40000
+#define START_MS	60000
 #define LOGDIR		"/tmp/clients"
-#define WAV		LOGDIR "/silence.wav"	/* 30 s for pw-cat */
+#define WAV		LOGDIR "/silence.wav"	/* 90 s for pw-cat */
 #define OLD_UID		1000	/* the session whose seat is taken away */
 #define NEW_UID		1001	/* the session that gets the seat */
 
@@ -189,11 +189,14 @@ static int file_read(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* 30 s of silence, 48 kHz stereo S16_LE, for pw-cat. */
+/*
+ * 90 s of silence, 48 kHz stereo S16_LE, for pw-cat: it must still play
+ * when the last client has started, up to START_MS later.
+ */
 static int write_wav(void)
 {
 	static char zero[65536];
-	unsigned int len = 30 * 48000 * FRAME_BYTES, done;
+	unsigned int len = 90 * 48000 * FRAME_BYTES, done;
 	struct {
 		char riff[4];
 		unsigned int riff_len;
@@ -533,6 +536,21 @@ static void wait_started(pid_t *pids, bool *ok)
 		       clients[last].name);
 }
 
+/* Wait up to @ms for @pid to exit, leaving it to be reaped. */
+static void exited_within(pid_t pid, int ms)
+{
+	siginfo_t si;
+	int i;
+
+	for (i = 0; i <= ms / 10; i++) {
+		si.si_pid = 0;
+		if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) ||
+		    si.si_pid)
+			return;
+		usleep(10000);
+	}
+}
+
 static void kill_reap(pid_t pid, int sig)
 {
 	kill(-pid, sig);
@@ -592,15 +610,16 @@ static bool outcome_good(const struct outcome *o)
 /*
  * After the revoke, no worse than after the unplug: dead of a signal,
  * stuck or busy after both, or busy after the revoke with at least half
- * as much CPU used after the unplug (PipeWire retries its device every
- * 40 ms or so after both, near the idle limit under TCG).
+ * as much CPU used after the unplug, or up to twice the idle limit
+ * (PipeWire retries its device every 40 ms or so after both, near the
+ * idle limit under TCG, on either side of it).
  */
 static bool same_as_unplug(const struct outcome *r, const struct outcome *u)
 {
 	if (!outcome_good(u))
 		return true;
 	return r->started && !r->exited && r->state != 'D' && !u->exited &&
-	       r->cpu <= 2 * u->cpu;
+	       r->cpu <= 2 * (u->cpu > IDLE_CPU ? u->cpu : IDLE_CPU);
 }
 
 /* The verdict of the revoke. */
@@ -658,10 +677,13 @@ static void new_instances(enum scenario s)
 			pids[i] = 0;
 		}
 	}
-	/* SIGINT: evtest and libinput flush what they printed. */
+	/* SIGINT: evtest and libinput flush what they printed, then exit. */
 	for (i = 0; i < NR_CLIENTS; i++)
 		if (pids[i])
 			kill(pids[i], SIGINT);
+	for (i = 0; i < NR_CLIENTS; i++)
+		if (pids[i] && clients[i].key_output)
+			exited_within(pids[i], 3000);
 	for (i = 0; i < NR_CLIENTS; i++) {
 		if (pids[i])
 			kill_reap(pids[i], SIGTERM);
