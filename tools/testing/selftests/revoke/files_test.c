@@ -299,6 +299,8 @@ FIXTURE_SETUP(files)
 
 FIXTURE_TEARDOWN(files)
 {
+	/* links_bind_mounts_namespaces's, if it stopped half-way. */
+	umount2("/mnt/bind", MNT_DETACH);
 	umount2(self->dir, MNT_DETACH);
 	hold_disk_remove(&self->disk);
 }
@@ -881,7 +883,7 @@ static void *writer_fn(void *arg)
 			w->err = errno;
 			return NULL;
 		}
-		w->writes++;
+		__atomic_store_n(&w->writes, w->writes + 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -897,7 +899,10 @@ TEST_F(files, nothing_lands_after_the_call)
 		ASSERT_GE(w[i].fd, 0);
 		pthread_create(&t[i], NULL, writer_fn, &w[i]);
 	}
-	usleep(100000);
+	/* Both writing, however slow the guest is at starting them. */
+	for (i = 0; i < 2; i++)
+		while (__atomic_load_n(&w[i].writes, __ATOMIC_ACQUIRE) < 10)
+			usleep(1000);
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
 	ASSERT_EQ(stat(self->path, &st1), 0);
 	for (i = 0; i < 2; i++) {
@@ -1838,8 +1843,11 @@ TEST(shared_mappings_go_before_private_copies)
 			       (t1 - t0) * 1e3, i ? "read-only" : "writable",
 			       (sh->sigbus[i] - t0) * 1e3, sh->anon_kb[i],
 			       len / 1024);
-		/* Lost before the copies were made (a few may be since). */
-		EXPECT_LT(sh->anon_kb[i], len / 1024 / 4);
+		/*
+		 * Lost before the copies were made: a few may be since, more
+		 * if the reader waited for a CPU (all of them, before).
+		 */
+		EXPECT_LT(sh->anon_kb[i], len / 1024 / 2);
 	}
 	EXPECT_GE(anon_kb(parent), len / 1024);
 	munmap(priv, len);
