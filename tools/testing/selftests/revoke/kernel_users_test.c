@@ -288,6 +288,12 @@ TEST_F(users, overlayfs_files_go_with_the_real_file)
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(write_page(fd, 0, 'n'), 0);
 	EXPECT_EQ(byte_at(fd, 0), 'n');
+	/* And the revoked file cannot truncate what it wrote. */
+	EXPECT_EQ(ftruncate(after, 0), -1) {
+		TH_LOG("a revoked overlay file truncated the upper file");
+	}
+	EXPECT_EQ(errno, EBADF);
+	EXPECT_EQ(byte_at(fd, 0), 'n');
 	close(fd);
 	/* Closing a revoked overlay file succeeds, copied up or not. */
 	EXPECT_EQ(close(before), 0);
@@ -343,6 +349,8 @@ TEST_F(users, overlayfs_metacopy_files_go_with_the_upper_file)
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, DIR "/upper/f", 0), 0);
 	EXPECT_EQ(byte_at(fd, 0), -EBADF);
 	EXPECT_EQ(byte_at(wfd, 0), -EBADF);
+	EXPECT_EQ(ftruncate(wfd, 0), -1);
+	EXPECT_EQ(errno, EBADF);
 	EXPECT_EQ(close(fd), 0);
 	EXPECT_EQ(close(wfd), 0);
 
