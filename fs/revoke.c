@@ -33,10 +33,10 @@
  * device's backing file is revoked (its I/O then fails), and overlayfs
  * gives a file reopened on the upper inode after its copy-up the upper
  * inode's generation at the overlay file's open (0 if the copy-up came
- * later), so that it goes with the upper file too; a truncate through an
- * overlay file is in its real file's gate.  An active swap file is
- * refused: swap does its I/O without the file, so a revoke would take
- * nothing.
+ * later), so that it goes with the upper file too; a truncate, or the
+ * removal of set-id bits, through an overlay file is in its real file's
+ * gate.  An active swap file is refused: swap does its I/O without the
+ * file, so a revoke would take nothing.
  *
  * The cycle (steps 1 and 2 under the filesystem's revoke_sb lock):
  *  1. bump the generation; every later operation of an older file fails
