@@ -226,6 +226,25 @@ TEST_F(users, loop_mounted_filesystem_unmounts)
 }
 
 /*
+ * An overlay on DIR/merged over DIR/lower, whose files f and g hold two
+ * pages of 'o', with DIR/upper; @opts is appended to the mount options.
+ */
+static int overlay_mount(const char *opts)
+{
+	char data[256];
+
+	mkdir(DIR "/lower", 0755);
+	mkdir(DIR "/upper", 0755);
+	mkdir(DIR "/work", 0755);
+	mkdir(DIR "/merged", 0755);
+	if (fill(DIR "/lower/f", 'o', 2) || fill(DIR "/lower/g", 'o', 2))
+		return -1;
+	snprintf(data, sizeof(data), "lowerdir=" DIR "/lower,upperdir=" DIR
+		 "/upper,workdir=" DIR "/work%s", opts);
+	return mount("overlay", DIR "/merged", "overlay", 0, data);
+}
+
+/*
  * Overlayfs opens the real file itself, as a backing file.  revokeat(2)
  * on the overlay's path is refused: overlayfs did not opt in; the real
  * file is what is revoked, and an overlay file is revoked with it,
@@ -234,20 +253,11 @@ TEST_F(users, loop_mounted_filesystem_unmounts)
  */
 TEST_F(users, overlayfs_files_go_with_the_real_file)
 {
-	const char *lower = DIR "/lower", *upper = DIR "/upper";
-	const char *work = DIR "/work", *merged = DIR "/merged";
+	const char *merged = DIR "/merged";
 	int before, lower_rev, after, fd;
-	char opts[256], p[128], c;
+	char c;
 
-	mkdir(lower, 0755);
-	mkdir(upper, 0755);
-	mkdir(work, 0755);
-	mkdir(merged, 0755);
-	ASSERT_EQ(fill(DIR "/lower/f", 'o', 2), 0);
-	ASSERT_EQ(fill(DIR "/lower/g", 'o', 2), 0);
-	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
-		 lower, upper, work);
-	ASSERT_EQ(mount("overlay", merged, "overlay", 0, opts), 0);
+	ASSERT_EQ(overlay_mount(""), 0);
 
 	EXPECT_EQ(sys_revokeat(AT_FDCWD, DIR "/merged/f", 0), -1);
 	EXPECT_EQ(errno, EOPNOTSUPP);
@@ -274,8 +284,7 @@ TEST_F(users, overlayfs_files_go_with_the_real_file)
 	ASSERT_GE(after, 0);
 	EXPECT_EQ(byte_at(before, 0), 'o');
 	EXPECT_EQ(byte_at(after, 0), 'o');
-	snprintf(p, sizeof(p), "%s/f", upper);
-	ASSERT_EQ(sys_revokeat(AT_FDCWD, p, 0), 0);
+	ASSERT_EQ(sys_revokeat(AT_FDCWD, DIR "/upper/f", 0), 0);
 	EXPECT_EQ(byte_at(after, 0), -EBADF);
 	EXPECT_EQ(write_page(after, 0, 'x'), -EBADF);
 	EXPECT_EQ(byte_at(before, 0), -EBADF) {
@@ -288,10 +297,13 @@ TEST_F(users, overlayfs_files_go_with_the_real_file)
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(write_page(fd, 0, 'n'), 0);
 	EXPECT_EQ(byte_at(fd, 0), 'n');
-	/* And the revoked file cannot truncate what it wrote. */
+	/* And the revoked file cannot truncate what the new one wrote. */
 	EXPECT_EQ(ftruncate(after, 0), -1) {
 		TH_LOG("a revoked overlay file truncated the upper file");
 	}
+	EXPECT_EQ(errno, EBADF);
+	/* Nor allocate in it (nor strip its set-id bits on the way). */
+	EXPECT_EQ(fallocate(after, 0, 0, 2 * PAGE), -1);
 	EXPECT_EQ(errno, EBADF);
 	EXPECT_EQ(byte_at(fd, 0), 'n');
 	close(fd);
@@ -311,21 +323,10 @@ TEST_F(users, overlayfs_files_go_with_the_real_file)
  */
 TEST_F(users, overlayfs_metacopy_files_go_with_the_upper_file)
 {
-	const char *lower = DIR "/lower", *upper = DIR "/upper";
-	const char *work = DIR "/work", *merged = DIR "/merged";
+	const char *merged = DIR "/merged";
 	int before, fd, wfd;
-	char opts[256];
 
-	mkdir(lower, 0755);
-	mkdir(upper, 0755);
-	mkdir(work, 0755);
-	mkdir(merged, 0755);
-	ASSERT_EQ(fill(DIR "/lower/f", 'o', 2), 0);
-	ASSERT_EQ(fill(DIR "/lower/g", 'o', 2), 0);
-	snprintf(opts, sizeof(opts),
-		 "lowerdir=%s,upperdir=%s,workdir=%s,metacopy=on",
-		 lower, upper, work);
-	ASSERT_EQ(mount("overlay", merged, "overlay", 0, opts), 0);
+	ASSERT_EQ(overlay_mount(",metacopy=on"), 0);
 	/* Metadata only: the upper files have no data yet. */
 	ASSERT_EQ(chmod(DIR "/merged/f", 0640), 0);
 	ASSERT_EQ(chmod(DIR "/merged/g", 0640), 0);
