@@ -892,7 +892,7 @@ TEST_F(files, nothing_lands_after_the_call)
 	struct writer w[2];
 	struct stat st1, st2;
 	pthread_t t[2];
-	int i;
+	int i, n;
 
 	for (i = 0; i < 2; i++) {
 		w[i] = (struct writer){ .fd = open(self->path, O_WRONLY | O_APPEND) };
@@ -901,7 +901,8 @@ TEST_F(files, nothing_lands_after_the_call)
 	}
 	/* Both writing, however slow the guest is at starting them. */
 	for (i = 0; i < 2; i++)
-		while (__atomic_load_n(&w[i].writes, __ATOMIC_ACQUIRE) < 10)
+		for (n = 0; n < 10000 &&
+		     __atomic_load_n(&w[i].writes, __ATOMIC_ACQUIRE) < 10; n++)
 			usleep(1000);
 	ASSERT_EQ(sys_revokeat(AT_FDCWD, self->path, 0), 0);
 	ASSERT_EQ(stat(self->path, &st1), 0);
